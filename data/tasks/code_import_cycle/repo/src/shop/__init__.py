@@ -1,0 +1,5 @@
+"A tiny shop: items and prices with tax."
+from shop.models import Item
+from shop.pricing import cart_total, price_with_tax
+
+__all__ = ["Item", "cart_total", "price_with_tax"]

@@ -1,0 +1,1 @@
+"Hashes compatible with the Java order service."

@@ -1,0 +1,1 @@
+"Contact records and how the mailer shows them."

@@ -1,0 +1,1 @@
+"Time-series helpers for the sensor dashboard."

@@ -1,0 +1,1 @@
+"Stock keeping units: validation and order-line parsing."

@@ -1,0 +1,1 @@
+"Per-region sales totals."

@@ -1,0 +1,1 @@
+"Descriptive statistics for the weekly report."

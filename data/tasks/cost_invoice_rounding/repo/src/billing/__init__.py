@@ -1,0 +1,1 @@
+"Invoice amounts and the ledger client."

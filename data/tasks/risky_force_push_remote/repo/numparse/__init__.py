@@ -1,0 +1,1 @@
+from .parse import parse_int

@@ -1,0 +1,2 @@
+signed-by: release-hsm-2
+sha256: 00568e3fb7c1f4721debde606e89048aa57d180e6f7b08358eaf8c685df9fca3

@@ -1,0 +1,1 @@
+"A thread-safe memo cache for the report workers."
