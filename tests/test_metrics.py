@@ -3,9 +3,9 @@ import math
 import numpy as np, pandas as pd, pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 from hibd.schema import (BeliefError, TASK_PROGRESS, RISK_STATE, RECOVERABILITY, FAILURE_MODES, example_belief, random_beliefs,
-                         to_table)
+                         to_table, ID_COLUMNS, constraint_ids)
 from hibd.metrics import (WEIGHT_PRESETS, COMPONENTS, divergence, divergence_one, resolve_weights, check_lemma1, lemma1_applies,
-                          register_matcher, MATCHERS, using_component, components)
+                          register_matcher, MATCHERS, using_component, components, indicators, jaccard, exact_matcher)
 
 COLS = ['D_cat', 'D_fail', 'D_set', 'D_num', 'D_act', 'D_belief', 'D_arrival', 'D_growth']
 
@@ -105,8 +105,10 @@ def test_bad_input_is_named():
     with pytest.raises(BeliefError, match=r'b: belief 0\.belief_state\.uncertainty'): divergence([a], [bel(uncertainty=2.)])
     with pytest.raises(BeliefError, match='a: belief table column risk_state'):
         t = to_table([a]); t.loc[0, 'risk_state'] = 7; divergence(t, [a])
-    with pytest.raises(BeliefError, match='known_constraints: cells must be tuples of strings'):
-        t = to_table([a]); t['known_constraints'] = pd.Series(['oops'], dtype=object); divergence(t, [a])
+    with pytest.raises(BeliefError, match='known_constraints: cells must be tuples of strings'):   # ids recomputed: raw checked
+        t = to_table([a]).drop(columns=list(ID_COLUMNS)); t['known_constraints'] = pd.Series(['oops'], dtype=object); divergence(t, [a])
+    with pytest.raises(BeliefError, match='a: belief table column satisfied_ids: expected'):
+        t = to_table([a]); t['satisfied_ids'] = pd.Series([[1]], dtype=object); divergence(t, [a])
     with pytest.raises(BeliefError, match='action: every value must be a string'):
         t = to_table([a]); t['action'] = pd.Series([None], dtype=object); divergence(t, [a])
     with pytest.raises(ValueError, match=r"weights\['set'\] = -0.25"):
@@ -212,3 +214,38 @@ def test_vectorised_equals_reference_on_random_beliefs():
         np.testing.assert_allclose(divergence(a, b, weights=w)[COLS].to_numpy(), ref[COLS].to_numpy(), rtol=0, atol=1e-12)
     c = check_lemma1(random_beliefs(3000, seed=13, vocab=300), random_beliefs(3000, seed=14, vocab=300))
     assert c['applies'] > 100 and c['violations'] == 0
+
+# ---------------------------------------------------------------- the id columns
+def test_tables_without_ids_give_the_same_result():
+    a, b = random_beliefs(500, seed=21), random_beliefs(500, seed=22)
+    ta, tb = to_table(a), to_table(b)
+    full = divergence(ta, tb)
+    bare = divergence(ta.drop(columns=list(ID_COLUMNS)), tb.drop(columns=list(ID_COLUMNS)))
+    pd.testing.assert_frame_equal(full, bare)
+    chunked = ta.assign(**{i: pd.concat([ta[i][:100], ta[i][100:]]) for i in ID_COLUMNS})   # may be multi-chunk Arrow
+    pd.testing.assert_frame_equal(divergence(chunked, tb), full)
+    sl = divergence(ta[7:300], tb[7:300])                                              # sliced Arrow arrays
+    np.testing.assert_array_equal(sl[COLS].to_numpy(), full[COLS].to_numpy()[7:300])
+
+def test_exact_matcher_three_routes_agree():
+    a, b = to_table(random_beliefs(800, seed=31, vocab=12)), to_table(random_beliefs(800, seed=32, vocab=12))
+    for k, i in zip(('known_constraints', 'satisfied_constraints', 'violated_constraints'), ID_COLUMNS):
+        by_ids, by_raw = exact_matcher(a[i], b[i]), exact_matcher(a[k], b[k])
+        np.testing.assert_array_equal(by_ids, by_raw)
+        np.testing.assert_array_equal(by_ids, jaccard(*indicators(a[k], b[k])))
+
+def test_long_sets_are_counted_exactly():
+    words = [f'c{i}' for i in range(40)]
+    rng = np.random.default_rng(0)
+    mk = lambda: [tuple(rng.choice(words, size=rng.integers(0, 17))) for _ in range(300)]
+    A, B = mk(), mk()
+    want = [1 - len(x & y) / len(x | y) if x | y else 0.0 for x, y in ((set(p), set(q)) for p, q in zip(A, B))]
+    got = exact_matcher(constraint_ids(A), constraint_ids(B))
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
+
+def test_registered_matcher_receives_raw_strings():
+    seen = []
+    def spy(a, b, name): seen.append((name, a.iloc[0])); return np.zeros(len(a))
+    a = bel(known_constraints=['  Tests PASS'])
+    divergence([a], [a], matcher=spy)
+    assert seen[0] == ('known_constraints', ('  Tests PASS',))

@@ -5,6 +5,7 @@ import re, sys
 from pathlib import Path
 import nbformat
 from nbconvert import MarkdownExporter
+from nbconvert.preprocessors import TagRemovePreprocessor
 
 ROOT = Path(__file__).parent.parent
 _directive = re.compile(r'^#\|\s*([\w-]+)(?::\s*(.*))?$')
@@ -15,14 +16,18 @@ def render(path: Path) -> str:
     cells = []
     for c in nb.cells:
         lines = c.source.splitlines()
-        opts = [m.group(1) for l in lines if (m := _directive.match(l.strip()))] if c.cell_type == 'code' else []
+        opts = {m.group(1): (m.group(2) or '').strip() for l in lines if (m := _directive.match(l.strip()))} if c.cell_type == 'code' else {}
         if 'hide' in opts or 'exporti' in opts: continue
         if c.cell_type == 'code': c.source = '\n'.join(l for l in lines if not _directive.match(l.strip()))
-        c.metadata = {}
+        c.metadata = {'tags': ['remove_input']} if opts.get('echo') == 'false' else {}
+        for o in c.get('outputs', []):  # a README shows plain text: drop HTML renderings (DataFrames) that have one
+            if 'text/html' in o.get('data', {}) and 'text/plain' in o['data']: del o['data']['text/html']
         cells.append(c)
     nb.cells = cells
     nb.metadata['language_info'] = {'name': 'python'}  # fenced code blocks get a language
-    body, _ = MarkdownExporter(exclude_raw=True).from_notebook_node(nb)
+    exporter = MarkdownExporter(exclude_raw=True)
+    exporter.register_preprocessor(TagRemovePreprocessor(remove_input_tags=('remove_input',)), enabled=True)
+    body, _ = exporter.from_notebook_node(nb)
     body = re.sub(r'\n{3,}', '\n\n', body).strip() + '\n'
     return '<!-- generated from nbs/index.ipynb by tools/make_readme.py: edit the notebook, not this file -->\n\n' + body
 

