@@ -12,8 +12,9 @@ from .sandbox import Workspace, Transition, WORKDIR as SANDBOX_WORKDIR
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['KNOWN_REPAIRS', 'H0', 'HARNESSES', 'Step', 'Executed', 'Checked', 'HarnessSession', 'NoRepair', 'RetryRollback',
-           'NoVerification', 'SelectiveVerification', 'BudgetVerification', 'get_harness', 'check_task']
+__all__ = ['KNOWN_REPAIRS', 'H0', 'HARNESSES', 'Step', 'Executed', 'Checked', 'HarnessSession', 'mask_volatile', 'NoRepair',
+           'RetryRollback', 'NoVerification', 'SelectiveVerification', 'BudgetVerification', 'get_harness',
+           'check_task']
 
 # %% ../nbs/04_harnesses.ipynb #85d9ca8e
 @dataclass
@@ -73,11 +74,21 @@ class HarnessSession:
         return recs
 
 # %% ../nbs/04_harnesses.ipynb #255ff302
+_VOLATILE = [(re.compile(r'\bin \d+\.\d+s(?: \(\d+:\d\d:\d\d\))?'), 'in <time>'),
+             (re.compile(r'\b0x[0-9a-fA-F]{6,16}\b'), '0x<addr>')]
+
+def mask_volatile(text: str # an observation
+                 ) -> str:
+    "`text` with run-to-run noise masked: pytest durations (`in 0.05s`) and memory addresses (`0x7f…`)."
+    for rx, sub in _VOLATILE: text = rx.sub(sub, text)
+    return text
+
+# %% ../nbs/04_harnesses.ipynb #95eeb57c
 def _finish(self: HarnessSession, action, decision, ex: Executed, view: View, chk: Checked) -> Step:
     h = self.harness
     view.checks, view.output_cap = chk.lines, chk.output_cap
     hidden = list(ex.hidden) + list(chk.hidden)
-    text = h.observe.render(view, self.mem['observe'])
+    text = mask_volatile(h.observe.render(view, self.mem['observe']))
     hidden += self.mem['observe'].pop('_hidden', [])
     obs = cap_text(text, OBS_CAP)
     if len(obs) < len(text): hidden.append(f'observation capped at {OBS_CAP} characters ({len(text)} before the cap)')

@@ -10,7 +10,9 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from importlib.metadata import version as _version
 from typing import Any, Iterable
+import numpy as np
 import instructor, openai, pydantic
 from instructor.core.hooks import Hooks
 from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException, ResponseParsingError
@@ -19,10 +21,10 @@ from openai.types.chat import ChatCompletion
 from .schema import Belief, _describe, belief_schema, example_belief, to_table
 
 # %% auto #0
-__all__ = ['LOCAL_MODELS', 'DEFAULT_LOCAL', 'Call', 'canonical_json', 'call_key', 'ModelError', 'Cache', 'as_cache', 'Backend',
-           'completion_dict', 'ScriptedBackend', 'LocalModel', 'cache_dir', 'file_sha256', 'check_sha256', 'model_file',
-           'has_amx', 'no_extra_bufts', 'LocalBackend', 'OpenAIBackend', 'ReplayBackend', 'default_cache',
-           'get_backend', 'serve_stub', 'example_messages']
+__all__ = ['LOCAL_MODELS', 'DEFAULT_LOCAL', 'WEIGHT_LAYOUTS', 'Call', 'canonical_json', 'call_key', 'ModelError', 'Cache',
+           'as_cache', 'Backend', 'completion_dict', 'ScriptedBackend', 'LocalModel', 'cache_dir', 'file_sha256',
+           'check_sha256', 'model_file', 'has_amx', 'repack_tensors', 'model_params', 'no_extra_bufts', 'LocalBackend',
+           'OpenAIBackend', 'ReplayBackend', 'default_cache', 'get_backend', 'serve_stub', 'example_messages']
 
 # %% ../nbs/05_models.ipynb #90856e3c
 @dataclass
@@ -416,24 +418,74 @@ def _has_amx() -> bool:
     except OSError: return False
 
 _load_lock = threading.Lock()
+WEIGHT_LAYOUTS = ('auto', 'plain', 'llama', 'repack')
+_REPACKABLE = ('Q4_0', 'Q4_K', 'IQ4_NL')   # what ggml's CPU_REPACK holds on x86 (AVX2 and up), rows % 8 == 0
+
+def repack_tensors(path: str | Path # a GGUF file
+                  ) -> list[str]:
+    "Names of the GGUF's layer matrices that llama.cpp's `CPU_REPACK` buffer can hold on x86."
+    import gguf
+    return [t.name for t in gguf.GGUFReader(str(path)).tensors
+            if t.name.startswith('blk.') and len(t.shape) == 2 and t.tensor_type.name in _REPACKABLE and int(t.shape[1]) % 8 == 0]
+
+def _cpu_extra_bufts(llama_cpp) -> dict:
+    "llama.cpp's extra CPU weight buffer types by name (e.g. `AMX`, `CPU_REPACK`), as raw pointers."
+    import ctypes
+    lib = Path(llama_cpp.__file__).parent/'lib'
+    g, gb = ctypes.CDLL(str(lib/'libggml.so')), ctypes.CDLL(str(lib/'libggml-base.so'))
+    P = ctypes.c_void_p
+    for f, res, args in [(g.ggml_backend_dev_by_type, P, [ctypes.c_int]), (g.ggml_backend_dev_backend_reg, P, [P]),
+                         (g.ggml_backend_reg_get_proc_address, P, [P, ctypes.c_char_p]), (gb.ggml_backend_buft_name, ctypes.c_char_p, [P])]:
+        f.restype, f.argtypes = res, args
+    llama_cpp.llama_backend_init()
+    dev = g.ggml_backend_dev_by_type(0)   # GGML_BACKEND_DEVICE_TYPE_CPU
+    fn = g.ggml_backend_reg_get_proc_address(g.ggml_backend_dev_backend_reg(dev), b'ggml_backend_dev_get_extra_bufts')
+    if not fn: return {}
+    arr, out = ctypes.CFUNCTYPE(ctypes.POINTER(P), P)(fn)(dev), {}
+    for i in range(64):
+        if not arr[i]: break
+        out[gb.ggml_backend_buft_name(arr[i]).decode()] = arr[i]
+    return out
 
 @contextmanager
-def no_extra_bufts(llama_cpp):
-    "Within this block, `llama_cpp.Llama` loads models without llama.cpp's extra weight buffers (AMX, repacking)."
+def model_params(llama_cpp, extra_bufts: bool = True, overrides: dict | None = None):
+    "Within this block, `llama_cpp.Llama` loads models with these extra-buffer settings and tensor name -> buffer `overrides`."
+    import ctypes, re
     C = llama_cpp.llama_cpp
+    class _Override(ctypes.Structure): _fields_ = [('pattern', ctypes.c_char_p), ('buft', ctypes.c_void_p)]
+    arr = None
+    if overrides:
+        arr = (_Override * (len(overrides) + 1))(*[_Override(f'^{re.escape(n)}$'.encode(), b) for n, b in overrides.items()], _Override(None, None))
     with _load_lock:
         orig = C.llama_model_default_params
         def params():
-            p = orig(); p.use_extra_bufts = False; return p
-        C.llama_model_default_params = params      # Llama() has no argument for this model parameter
+            p = orig(); p.use_extra_bufts = extra_bufts
+            if arr is not None: p.tensor_buft_overrides = ctypes.addressof(arr)
+            return p
+        C.llama_model_default_params = params      # Llama() has no argument for these model parameters
         try: yield
         finally: C.llama_model_default_params = orig
 
-def _load_llama(llama_cpp, path: Path, extra_bufts: bool, **kw):
-    "`llama_cpp.Llama(path)`, with the extra weight buffers switched off unless `extra_bufts`."
-    if extra_bufts: return llama_cpp.Llama(model_path=str(path), **kw)
-    with no_extra_bufts(llama_cpp): return llama_cpp.Llama(model_path=str(path), **kw)
+def no_extra_bufts(llama_cpp):
+    "Within this block, `llama_cpp.Llama` loads models without llama.cpp's extra weight buffers (AMX, repacking)."
+    return model_params(llama_cpp, extra_bufts=False)
 
+def _load_llama(llama_cpp, path: Path, weights: str, **kw):
+    "`llama_cpp.Llama(path)` with the weight layout `weights` (`plain`, `llama` or `repack`)."
+    if weights == 'llama': return llama_cpp.Llama(model_path=str(path), **kw)
+    over = {}
+    if weights == 'repack':
+        buft = _cpu_extra_bufts(llama_cpp).get('CPU_REPACK')
+        if buft is None: raise ModelError("weights='repack': this llama.cpp build has no CPU_REPACK buffer; use weights='plain'")
+        over = dict.fromkeys(repack_tensors(path), buft)
+    with model_params(llama_cpp, extra_bufts=False, overrides=over): return llama_cpp.Llama(model_path=str(path), **kw)
+
+def _auto_weights() -> str:
+    "`repack` on AMX CPUs (AMX kernels crash there), else llama.cpp's own choice."
+    if not _has_amx(): return 'llama'
+    return 'repack' if importlib.util.find_spec('gguf') else 'plain'
+
+# %% ../nbs/05_models.ipynb #045a8b3b
 class LocalBackend(Backend):
     "In-process llama.cpp on a pinned GGUF (or any GGUF path), grammar-constrained through the forced tool."
     name = 'local'
@@ -441,7 +493,9 @@ class LocalBackend(Backend):
                  sha256: str | None = None, # pin for a .gguf path (the pinned models carry their own)
                  n_ctx: int = 4096, # context window, tokens
                  n_threads: int | None = None, # CPU threads (default: all available)
-                 extra_bufts: bool | None = None, # llama.cpp's AMX/repacked weight buffers (default: off on AMX CPUs, where they crash)
+                 n_batch: int = 512, # prompt tokens per llama.cpp batch (also the unit of prefix reuse)
+                 weights: str = 'auto', # weight layout: auto | plain | llama | repack (see above)
+                 prefix_reuse: bool = True, # reuse the KV cache of the common prompt prefix, in whole `n_batch` blocks
                  cache: Cache | str | Path | None = None, timeout: float | None = None):
         if str(model) in LOCAL_MODELS: path, info = model_file(str(model)), LOCAL_MODELS[str(model)]
         else:
@@ -451,23 +505,46 @@ class LocalBackend(Backend):
         llama_cpp = _import_llama()
         self.path, self.n_ctx = path, n_ctx
         self.n_threads = n_threads or len(os.sched_getaffinity(0))
-        self.extra_bufts = (not _has_amx()) if extra_bufts is None else extra_bufts
-        self.llm = _load_llama(llama_cpp, path, self.extra_bufts, n_ctx=n_ctx, n_threads=self.n_threads, verbose=False)
+        if weights not in WEIGHT_LAYOUTS: raise ModelError(f'weights: expected one of {WEIGHT_LAYOUTS}, got {weights!r}')
+        self.weights = _auto_weights() if weights == 'auto' else weights
+        self.llm = _load_llama(llama_cpp, path, self.weights, n_ctx=n_ctx, n_threads=self.n_threads, n_batch=n_batch,
+                               n_ubatch=n_batch, verbose=False)
+        self.prefix_reuse, self.reused_tokens = prefix_reuse, 0
         self.metadata = dict(self.llm.metadata)
         mid = info.id if info else f"{self.metadata.get('general.name', path.stem)}@sha256:{sha256 or file_sha256(path)}"
         self._lock, self._stop_at = threading.Lock(), None
         self.llm.eval = self._eval_in_time(self.llm.eval)
+        self.llm.generate = self._aligned(self.llm.generate)
         super().__init__(mid, cache=cache, mode='tools', concurrency=1, timeout=timeout)
 
     def _create(self, kw, remaining):
         with self._lock:
             self._stop_at = None if remaining is None else time.monotonic() + remaining
-            try:
-                self.llm.reset()
-                out = self.llm.create_chat_completion(**kw)
+            try: out = self.llm.create_chat_completion(**kw)
             finally: self._stop_at = None
         if out['usage']['completion_tokens'] >= kw.get('max_tokens', 1 << 30): out['choices'][0]['finish_reason'] = 'length'
         return ChatCompletion(**out)
+
+    @property
+    def settings(self) -> dict:
+        "What else than the model file decides its answers here: context, batch, threads, weight layout, prefix reuse."
+        return dict(n_ctx=self.n_ctx, n_batch=self.llm.n_batch, n_threads=self.n_threads, weights=self.weights,
+                    prefix_reuse=self.prefix_reuse, llama_cpp=_version('llama-cpp-python'))
+
+    def _aligned(self, generate):
+        "Wrap `Llama.generate` so that the KV cache keeps only the common prompt prefix, rounded down to whole `n_batch` blocks."
+        llm = self.llm
+        def _generate(tokens, *args, **kw):
+            tokens, keep = list(tokens), 0
+            if self.prefix_reuse and llm.n_tokens:
+                old = llm._input_ids; m = min(len(old), len(tokens) - 1)
+                diff = np.flatnonzero(old[:m] != np.asarray(tokens[:m], dtype=old.dtype))
+                keep = (int(diff[0]) if len(diff) else m) // llm.n_batch * llm.n_batch
+            if keep and llm._ctx.kv_cache_seq_rm(-1, keep, -1): llm.n_tokens = keep
+            else: keep = 0; llm.reset()
+            self.reused_tokens += keep
+            return generate(tokens, *args, **kw)
+        return _generate
 
     def _eval_in_time(self, eval):
         "Wrap `Llama.eval` (called for the prompt and for every generated token) so that a deadline stops generation."

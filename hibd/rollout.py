@@ -111,7 +111,7 @@ class ProposalCache(Cache):
 
 _PROPOSAL_SCHEMA = hashlib.sha256(b'react-text-v1').hexdigest()
 
-def propose(backend: Backend, # any backend (its `_create` is used for one plain completion)
+def propose(backend: Backend, # any backend (`Backend.complete` makes one plain completion)
             messages: list[dict], # `react_messages`
             seed: int | None = 0, temperature: float = 0.0, max_tokens: int = 256,
             cache: ProposalCache | None = None, timeout: float | None = None) -> dict:
@@ -121,9 +121,8 @@ def propose(backend: Backend, # any backend (its `_create` is used for one plain
     if cache is not None and (hit := cache.get(key)) is not None: return hit
     if backend.name == 'replay': raise ModelError(f'replay: no cached proposal for key {key} (model {backend.model})')
     t0, text, err, tokens = time.perf_counter(), None, None, {'prompt': None, 'completion': None}
-    kw = {'messages': [dict(m) for m in messages], 'temperature': float(temperature), 'seed': seed, 'max_tokens': int(max_tokens)}
     try:
-        r = backend._attempt(hibd_deadline=None if timeout is None else time.monotonic() + timeout, **kw)
+        r = backend.complete([dict(m) for m in messages], seed=seed, temperature=temperature, max_tokens=max_tokens, timeout=timeout)
         msg = r.choices[0].message
         text = msg.content or ''.join(c.function.arguments for c in (msg.tool_calls or []))
         u = getattr(r, 'usage', None)

@@ -245,7 +245,7 @@ def manifest(cfg: SweepConfig, tasks: list[Task], backend: Backend) -> dict:
             'config': cfg.model_dump(mode='json'), 'created': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
             'versions': _versions(), 'git': _git(), 'host': {'platform': platform.platform(), 'cpus': os.cpu_count()},
             'model': {'id': backend.model, 'backend': backend.name, 'file': str(path) if path else None, 'sha256': sha,
-                      'scripted': backend.name == 'scripted'},
+                      'scripted': backend.name == 'scripted', 'settings': getattr(backend, 'settings', None)},
             'harness_cards': {h: get_harness(h).card() for h in cfg.harnesses},
             'task_hashes': {t.id: task_hash(t) for t in tasks}}
 

@@ -3,7 +3,7 @@ import json, re, subprocess, sys, textwrap
 from pathlib import Path
 import pytest
 from hibd.harness import gate_check, parse_output, render_parsed, shell_commands, cap_text, OBS_CAP, SLOTS
-from hibd.harnesses import HARNESSES, H0, get_harness, check_task, BudgetVerification, _variant
+from hibd.harnesses import HARNESSES, H0, get_harness, check_task, BudgetVerification, _variant, mask_volatile
 from hibd.sandbox import Workspace
 from hibd.tasks import load_task, RISK_CLASSES
 
@@ -425,7 +425,8 @@ def test_H1_parsed_view_and_state(task):
 def test_H0_is_verbatim(task):
     steps, _, _ = episode('H0', ['python -m pytest -q', 'cat src/stats.py'], task)
     t = steps[1].transitions[0]
-    assert steps[1].observation == f'$ python -m pytest -q\n{(t.stdout + t.stderr).rstrip()}\n[exit code {t.exit_code}]'
+    assert steps[1].observation == f'$ python -m pytest -q\n{mask_volatile((t.stdout + t.stderr).rstrip())}\n[exit code {t.exit_code}]'
+    assert 'failed in <time>' in steps[1].observation and ' in 0.' in t.stdout    # the duration is masked, the log keeps it
     assert steps[2].observation == '$ cat src/stats.py\ndef mean(xs):\n    return sum(xs) / (len(xs) - 1)\n[exit code 0]'
     assert steps[0].observation.splitlines()[1:] == ['data/scores.csv', 'run.sh', 'src/stats.py', 'tests/test_stats.py']
     big = episode('H0', ['seq 1 100000'], task)[0][1]

