@@ -13,7 +13,7 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['KNOWN_REPAIRS', 'H0', 'HARNESSES', 'Step', 'Executed', 'Checked', 'HarnessSession', 'mask_volatile', 'NoRepair',
-           'RetryRollback', 'NoVerification', 'SelectiveVerification', 'BudgetVerification', 'get_harness',
+           'RetryRollback', 'NoVerification', 'SelectiveVerification', 'BudgetVerification', 'Registry', 'get_harness',
            'check_task']
 
 # %% ../nbs/04_harnesses.ipynb #85d9ca8e
@@ -294,7 +294,20 @@ H0 = Harness('H0', 'raw', RawObservation(), ShellActions(), NoVerification(), Ri
 def _variant(id, name, **slot):
     return Harness(id, name, **{s: slot.get(s, getattr(H0, s)) for s in SLOTS})
 
-HARNESSES = {h.id: h for h in (
+class Registry(dict):
+    "Harnesses by id: iterating lists the seven; a BIWM-wrapped id (`H2~blocked_log`, `hibd.biwm`) is known too, built on lookup."
+    def __missing__(self, id):
+        if isinstance(id, str) and '~' in id:
+            from hibd.biwm import wrapped   # 13_biwm parses the id and builds (and caches) the wrapped harness
+            return wrapped(id)
+        raise KeyError(f'unknown harness id {id!r} (known: {", ".join(self)}); a BIWM-wrapped id is <id>~<wrapper>, see hibd.biwm')
+    def __contains__(self, id):
+        if dict.__contains__(self, id): return True
+        try: self[id]
+        except (KeyError, TypeError): return False
+        return True
+
+HARNESSES = Registry({h.id: h for h in (
     H0,
     _variant('H1', 'structured', observe=StructuredObservation()),
     _variant('H2', 'risk-gated', gate=RiskGate(block=True)),
@@ -302,13 +315,12 @@ HARNESSES = {h.id: h for h in (
     _variant('H3', 'repair-heavy', repair=RetryRollback()),
     _variant('H4', 'verification-selective', verify=SelectiveVerification()),
     _variant('H5', 'cost-aware', verify=BudgetVerification()),
-)}
+)})
 
-def get_harness(id: str # a harness id: H0, H1, H2, H2+reason, H3, H4 or H5
+def get_harness(id: str # a harness id: H0, H1, H2, H2+reason, H3, H4, H5, or a BIWM-wrapped one such as H2~blocked_log
                ) -> Harness:
-    "The harness registered under `id`."
+    "The harness registered under `id` (a BIWM-wrapped id is built by `hibd.biwm`)."
     if isinstance(id, Harness): return id
-    if id not in HARNESSES: raise KeyError(f'unknown harness id {id!r} (known: {", ".join(HARNESSES)})')
     return HARNESSES[id]
 
 # %% ../nbs/04_harnesses.ipynb #ac282fe3

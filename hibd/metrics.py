@@ -226,8 +226,13 @@ def register_action(name: str, # the name `divergence(action=...)` will accept
     ACTIONS[name] = fn; return fn
 
 # %% ../nbs/10_metrics.ipynb #2f9ff4ec
+_PROVIDED = {'category': 'hibd.safety', 'semantic': 'hibd.semantic'}   # registered when their module is imported
+
 def _resolve(kind, x, registry, register):
     if callable(x): return x, getattr(x, '__name__', repr(x))
+    if isinstance(x, str) and x not in registry and x.split(':')[0] in _PROVIDED:
+        import importlib; mod = importlib.import_module(_PROVIDED[x.split(':')[0]])
+        if x not in registry and hasattr(mod, 'resolve_matcher'): mod.resolve_matcher(x)   # e.g. 'semantic:0.9'
     if x not in registry: raise ValueError(f"unknown {kind} {x!r} (registered: {', '.join(registry)}; add one with {register})")
     return registry[x], x
 

@@ -138,7 +138,7 @@ RECORD_FIELDS = ('kind', 'run_id', 'rollout_id', 'task', 'group', 'harness', 'mo
                  'temperature', 'step', 'prompt_hash', 'observation', 'action', 'executed', 'commands_shown', 'gate',
                  'transitions', 'verification', 'repair', 'hidden', 'label', 'budget', 'proposal', 'terminal', 'belief', 'ok',
                  'error', 'raw_texts', 'tokens', 'latency_s', 'attempts', 'retries', 'limit', 'cached', 'call_key',
-                 'react', 'rollout_limit')
+                 'react', 'rollout_limit', 'biwm')
 
 def _gate_record(harness: Harness, action: str | None, task: Task, files) -> dict | None:
     "The gate's decision on a recommended `action` as a dict (None when there is no recommendation)."
@@ -224,7 +224,7 @@ def rollout(task: Task | str, # a task or task id
             rec = {**base, 'step': t, 'prompt_hash': messages_hash(msgs), 'observation': obs, 'action': action, 'executed': executed,
                    'commands_shown': [c for _, c, _ in (commands if mode != 'agent_free' else react_cmds)[-N_RECENT:]],
                    'gate': ev.get('gate'), 'transitions': ev.get('transitions', []), 'verification': ev.get('verification', []),
-                   'repair': ev.get('repair'), 'hidden': ev.get('hidden', []), 'label': ev.get('label'), 'budget': ev.get('budget'),
+                   'repair': ev.get('repair'), 'hidden': ev.get('hidden', []), 'label': ev.get('label'), 'budget': ev.get('budget'), 'biwm': ev.get('biwm'),
                    'proposal': None, 'terminal': None, 'belief': belief, 'ok': call.ok, 'error': call.error,
                    'raw_texts': call.raw_texts, 'tokens': call.tokens, 'latency_s': round(call.latency_s, 3),
                    'attempts': call.attempts, 'retries': max(call.attempts - 1, 0), 'limit': call.limit, 'cached': call.cached,

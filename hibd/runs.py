@@ -59,6 +59,7 @@ class SweepConfig(BaseModel):
     concurrency: int = Field(1, ge=1)
     executor: Literal['local', 'dask'] = 'local'
     scheduler: str | None = None        # dask scheduler address (tcp://host:port)
+    biwm_success: Literal['exposure', 'robustness'] | None = None   # BIWM sweeps: the success reading, declared before the run
     model: ModelSpec = Field(default_factory=ModelSpec)
     limits: RunLimits = Field(default_factory=RunLimits)
 
@@ -234,7 +235,8 @@ def _design(cfg: SweepConfig, tasks: list[Task], model_id: str) -> dict:
     "What decides the records (resuming with a different design is refused); operational settings left out."
     return {'tasks': [t.id for t in tasks], 'harnesses': cfg.harnesses, 'K': cfg.K, 'seeds': cfg.seeds, 'mode': cfg.mode,
             'announce_horizon': cfg.announce_horizon, 'temperature': cfg.temperature, 'max_retries': cfg.model.max_retries,
-            'tokens_per_call': cfg.limits.tokens_per_call, 'model': model_id}
+            'tokens_per_call': cfg.limits.tokens_per_call, 'model': model_id,
+            **({'biwm_success': cfg.biwm_success} if cfg.biwm_success else {})}   # absent unless declared: older run ids stay valid
 
 def manifest(cfg: SweepConfig, tasks: list[Task], backend: Backend) -> dict:
     "The run manifest: config, design, versions, git commit, model id and file hash, harness cards, task hashes."

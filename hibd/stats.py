@@ -398,7 +398,7 @@ def c3_check(pairs: pd.DataFrame, # a pairs table with several K
     mi = bootstrap_cells(both, value='increment', **kw)
     s = sh.rename(columns={'estimate': 'share_nonneg', 'ci_low': 'share_ci_low', 'ci_high': 'share_ci_high'})
     s[['mean_increment', 'inc_ci_low', 'inc_ci_high']] = mi[['estimate', 'ci_low', 'ci_high']].to_numpy()
-    s['c3'] = np.select([s.inc_ci_high < 0, s.inc_ci_low >= 0], ['fails', 'holds'], 'unclear')
+    s['c3'] = np.select([s.n_tasks < 2, s.inc_ci_high < 0, s.inc_ci_low >= 0], ['unclear', 'fails', 'holds'], 'unclear')   # one task: no interval to judge by
     order = {t: i for i, t in enumerate(sorted(inc.K_from.unique()))}
     s = s.sort_values(['harness_a', 'harness_b', 'transition'], key=lambda c: c.map(lambda t: order.get(int(t.split('->')[0]), 1e9) if t != 'all' else 1e9) if c.name == 'transition' else c)
     cols = ['harness_a', 'harness_b', 'transition', 'share_nonneg', 'share_ci_low', 'share_ci_high', 'mean_increment',

@@ -1,0 +1,234 @@
+"""`hibd.report.build_report` and `hibd report` on copies of the committed runs (data/runs/quickstart: the embedded
+Qwen2.5-Coder-1.5B, one task, seven harnesses, K in {1, 2}; data/runs/tutorial: a risky task, H0 vs H2, K = 3).
+No model is loaded: the report reads the step records only.
+
+The browser test opens report.html from disk in headless Chromium with every host unresolvable and checks, on a
+screenshot, that each embedded chart was drawn (its region has several distinct colours). The screenshot of the last
+run is written to `_screenshots/report.png`."""
+import hashlib, html, json, os, re, shutil, subprocess, sys, time
+from pathlib import Path
+import numpy as np, pandas as pd
+import pytest
+from click.testing import CliRunner
+import hibd.report as R
+from hibd.cli import main
+
+ROOT = Path(__file__).parent.parent
+RUNS = ROOT/'data'/'runs'
+SHOTS = ROOT/'_screenshots'
+
+
+@pytest.fixture
+def qs(tmp_path):
+    "A copy of the committed quickstart run (reports are written into it by default)."
+    d = tmp_path/'quickstart'
+    shutil.copytree(RUNS/'quickstart', d, ignore=shutil.ignore_patterns('report'))
+    return d
+
+
+def test_missing_cell_is_listed(qs):
+    "A deleted rollout makes its cells (K=1 and K=2, served by one rollout to K=2) appear by name in report.md and report.html."
+    rid = 'code_variance_off_by_one__H2+reason__s0__K2'
+    (qs/'rollouts'/f'{rid}.jsonl').unlink()
+    out = R.build_report(qs)
+    assert out == qs/'report'
+    md, page = (out/'report.md').read_text(), (out/'report.html').read_text()
+    for K in (1, 2):
+        line = f'code_variance_off_by_one · H2+reason · seed 0 · K={K}: missing (no file rollouts/{rid}.jsonl)'
+        assert f'- {line}' in md, f'report.md does not list the missing cell K={K}'
+        assert f'<li class="cell">{html.escape(line)}</li>' in page, f'report.html does not list the missing cell K={K}'
+    cells = pd.read_csv(next((out/'tables').glob('*_coverage_cells.csv')))
+    assert sorted(cells[cells.state != 'complete'].K) == [1, 2]
+    assert set(cells[cells.state != 'complete'].harness) == {'H2+reason'} and set(cells.state) == {'complete', 'missing'}
+    assert '12 cell(s) are complete; 2 are not' in md
+
+
+def test_failed_and_schema_failure_cells_are_listed(qs):
+    "A rollout that errored (status.json) and a belief that failed validation are listed with their reason."
+    rid = 'code_variance_off_by_one__H1__s0__K2'
+    (qs/'rollouts'/f'{rid}.jsonl').unlink()
+    st = json.loads((qs/'status.json').read_text()); st['errors'] = {rid: 'SandboxError: bwrap could not start'}
+    (qs/'status.json').write_text(json.dumps(st))
+    f = qs/'rollouts'/'code_variance_off_by_one__H4__s0__K2.jsonl'          # make the step-2 belief a schema failure
+    recs = [json.loads(l) for l in f.read_text().splitlines()]
+    for r in recs:
+        if r.get('kind') == 'step' and r['step'] == 2: r.update(ok=False, belief=None, error='(top level): Invalid JSON')
+    f.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    md = (R.build_report(qs, qs/'rep')/'report.md').read_text()
+    assert f'- code_variance_off_by_one · H1 · seed 0 · K=1: failed (SandboxError: bwrap could not start)' in md
+    assert '- code_variance_off_by_one · H4 · seed 0 · K=2: schema failure (belief at step 2 failed validation)' in md
+    assert '- code_variance_off_by_one · H4 · seed 0 · K=1' not in md          # K=1 is the step-1 belief: complete
+
+
+def _norm(df: pd.DataFrame) -> pd.DataFrame:
+    "Every cell as its string form (None for missing; CSV cannot tell an empty string from a missing value)."
+    def one(v):
+        if v is None or v == '': return None
+        if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)): return repr(float(v))
+        try: return repr(float(v))        # a number in a column that also holds text comes back as text
+        except (TypeError, ValueError): return str(v)
+    return df.astype(object).where(df.notna(), None).map(one)
+
+
+@pytest.mark.parametrize('run', ['quickstart', 'tutorial'])
+def test_tables_round_trip(run, tmp_path):
+    "Every table of the report is written as CSV, and reading the CSV gives the table back (values and columns)."
+    secs = R.sections(RUNS/run)
+    out = R.build_report(RUNS/run, tmp_path/'rep')
+    idx = json.loads((out/'index.json').read_text())
+    listed = [t for s in idx['sections'] for t in s['tables']]
+    assert sorted(listed) == sorted(p.relative_to(out).as_posix() for p in (out/'tables').glob('*.csv')), 'index.json and tables/ disagree'
+    n = 0
+    for i, s in enumerate(secs, 1):
+        for name, df in s.tables().items():
+            back = pd.read_csv(out/'tables'/f'{i:02d}_{name}.csv')
+            df = df.reset_index(drop=True)
+            assert list(back.columns) == [str(c) for c in df.columns], f'{name}: columns'
+            assert len(back) == len(df), f'{name}: rows'
+            pd.testing.assert_frame_equal(_norm(back).set_axis(df.columns, axis=1), _norm(df), check_dtype=False, obj=name)
+            for c in df.columns:                         # numbers come back exactly (CSV floats are written in full)
+                if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]):
+                    assert np.array_equal(back[str(c)].to_numpy(float), df[c].to_numpy(float), equal_nan=True), f'{name}.{c}'
+            n += 1
+    assert n >= 4, f'only {n} tables'
+    print(f'{run}: {n} tables round-trip')
+
+
+def test_sections_in_order_and_no_data_said(tmp_path):
+    "The sections come in the SPEC order; the one-K tutorial run says in one line that the long horizon has no data."
+    out = R.build_report(RUNS/'tutorial', tmp_path/'rep')
+    idx = json.loads((out/'index.json').read_text())
+    assert [s['key'] for s in idx['sections']] == ['header', 'coverage', 'main', 'long_horizon', 'theory', 'agreement', 'actions',
+                                                   'unsafe_retry', 'calibration', 'sensitivity', 'grouped']
+    assert all(s['status'] != 'error' for s in idx['sections']), idx['sections']
+    md = (out/'report.md').read_text()
+    try: import hibd.analysis  # noqa: F401
+    except ImportError: assert 'Long horizon: not available: hibd.analysis' in md
+    else: assert 'Long horizon: no data in this run: one horizon only (K = 3)' in md
+    assert md.index('## 1. Run header') < md.index('## 2. Coverage') < md.index('## 3. Main table') < md.index('## 11. Grouped extension')
+
+
+def test_small_model_statement(qs):
+    "The header names the manifest's model id and says what the embedded 1.5B can and cannot show; scripted runs say they are not model output."
+    def header():
+        s = R.Section('header', 'Run header'); R.sec_header(R.read_run(qs), s); return s.prose
+    mid = json.loads((qs/'manifest.json').read_text())['model']['id']
+    assert mid.startswith('Qwen2.5 Coder 1.5B') and f'**{mid}**' in header()
+    assert 'It cannot show whether' in header() and 'one seed there is no within-harness noise floor' in header()
+    man = json.loads((qs/'manifest.json').read_text())
+    man['model'].update(id='scripted:replies.json', backend='scripted', scripted=True)
+    (qs/'manifest.json').write_text(json.dumps(man))
+    assert 'scripted replies (scripted:replies.json), a test fixture: they are not model output' in header() and 'It cannot show' not in header()
+
+
+def test_fast_and_model_free(qs):
+    "A fresh interpreter builds the quickstart report in well under the SPEC's 30 s, never imports llama_cpp and adds no model call."
+    calls = hashlib.sha256((qs/'calls.jsonl').read_bytes()).hexdigest()
+    before = sorted(p.relative_to(qs).as_posix() for p in qs.rglob('*'))
+    code = ('import sys, time, json; t = time.perf_counter(); from hibd.report import build_report; '
+            f'o = build_report({str(qs)!r}); dt = time.perf_counter() - t; '
+            "print(json.dumps({'seconds': dt, 'llama': any(m.startswith('llama') for m in sys.modules)}))")
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    wall = time.perf_counter() - t0
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    print(f"report built in {res['seconds']:.2f} s (imports included; {wall:.2f} s with interpreter start-up)")
+    assert res['seconds'] < 60, f"build took {res['seconds']:.1f} s (SPEC: seconds; bound here 60 s)"
+    assert not res['llama'], 'building a report imported llama_cpp'
+    assert hashlib.sha256((qs/'calls.jsonl').read_bytes()).hexdigest() == calls, 'calls.jsonl changed: a model call was made'
+    after = sorted(p.relative_to(qs).as_posix() for p in qs.rglob('*'))
+    assert [p for p in after if not p.startswith('report')] == before, 'the report wrote outside RUN/report'
+
+
+def test_atomic(qs, monkeypatch):
+    "A build that fails half-way leaves the previous report untouched and no temporary folder behind."
+    out = R.build_report(qs)
+    first = (out/'report.html').read_bytes()
+    real = R.render_chart
+    def boom(chart, stem):            # fail after some files of the new report were written
+        real(chart, stem); raise OSError('disk full')
+    monkeypatch.setattr(R, 'render_chart', boom)
+    with pytest.raises(OSError, match='disk full'): R.build_report(qs)
+    assert (out/'report.html').read_bytes() == first, 'the old report was changed by a failed build'
+    assert sorted(p.name for p in qs.iterdir() if p.name.startswith('.')) == [], 'a temporary folder was left behind'
+    monkeypatch.setattr(R, 'render_chart', real)
+    (qs/'rollouts'/'code_variance_off_by_one__H5__s0__K2.jsonl').unlink()
+    R.build_report(qs)                # a successful rebuild replaces the old report
+    assert 'code_variance_off_by_one · H5 · seed 0 · K=2: missing' in (out/'report.md').read_text()
+
+
+def test_cli(qs, tmp_path):
+    "`hibd report RUN_DIR [--out DIR]` writes the report and prints each section's status; a non-run folder is one clear error."
+    r = CliRunner().invoke(main, ['report', str(qs)])
+    assert r.exit_code == 0, r.output
+    assert (qs/'report'/'report.html').is_file() and 'Coverage' in r.output
+    r = CliRunner().invoke(main, ['report', str(qs), '--out', str(tmp_path/'elsewhere')])
+    assert r.exit_code == 0, r.output
+    for f in ('report.html', 'report.md', 'index.json'): assert (tmp_path/'elsewhere'/f).is_file(), f
+    assert list((tmp_path/'elsewhere'/'figures').glob('*.png')) and list((tmp_path/'elsewhere'/'figures').glob('*.svg'))
+    (tmp_path/'empty').mkdir()
+    r = CliRunner().invoke(main, ['report', str(tmp_path/'empty')])
+    assert r.exit_code == 1 and 'no manifest' in r.output, r.output
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# in the browser
+
+CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-default-apps',
+    '--disable-extensions', '--no-pings', '--disable-breakpad', '--hide-scrollbars', '--virtual-time-budget=5000',
+    '--host-resolver-rules=MAP * ~NOTFOUND', '--force-device-scale-factor=1']   # no host resolves: the page must be self-contained
+
+PROBE = """<script>
+addEventListener('load', () => setTimeout(() => {
+  const figs = [...document.querySelectorAll('figure.chart img')].map(i => { const b = i.getBoundingClientRect();
+    return {name: i.closest('figure').dataset.name, ok: i.complete && i.naturalWidth > 0, x: b.x + scrollX, y: b.y + scrollY, w: b.width, h: b.height}; });
+  document.body.setAttribute('data-check', JSON.stringify({figs, height: document.documentElement.scrollHeight}));
+}, 300));
+</script>"""
+
+
+def chromium(args, tmp):
+    exe = shutil.which('chromium') or shutil.which('chromium-browser')
+    if not exe: pytest.fail('Chromium is needed to check that report.html renders: `apt-get install -y chromium` (.ci/run installs it)')
+    r = subprocess.run([exe, *CHROMIUM_FLAGS, f'--user-data-dir={tmp/"profile"}', *args], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return r.stdout
+
+
+def colours(im, box) -> tuple[int, int]:
+    "(distinct colours, inked pixels) in `box` of the screenshot `im`."
+    px = np.asarray(im.crop((int(box['x']), int(box['y']), int(box['x'] + box['w']), int(box['y'] + box['h']))).convert('RGB')).reshape(-1, 3).astype(int)
+    return len(np.unique(px, axis=0)), int((px.min(1) < 200).sum())
+
+
+def test_report_renders_offline_in_chromium(tmp_path):
+    "report.html from disk, no host resolvable: every chart image decodes and is drawn (many colours in its region)."
+    from PIL import Image
+    out = R.build_report(RUNS/'tutorial', tmp_path/'rep')
+    page = (out/'report.html').read_text()
+    remote = re.findall(r'''<(?:script|link|img|iframe|source)\b[^>]*(?:src|href)\s*=\s*["']?(?:https?:)?//[^>]*>''', page)
+    assert not remote, f'remote resources in report.html: {remote[:3]}'
+    n_figs = page.count('<figure class="chart"')
+    assert n_figs >= 1
+    probed = out/'_probe.html'                       # same folder: the copy sees what the page sees
+    probed.write_text(page.replace('</body>', PROBE + '</body>'))
+    dom = chromium(['--window-size=1280,1000', '--dump-dom', probed.as_uri()], tmp_path)
+    m = re.search(r'data-check="([^"]*)"', dom)
+    assert m, 'the probe did not run: the page failed to load'
+    seen = json.loads(html.unescape(m[1]))
+    assert len(seen['figs']) == n_figs and all(f['ok'] for f in seen['figs']), f'charts that did not decode: {[f for f in seen["figs"] if not f["ok"]]}'
+    height = min(int(seen['height']) + 20, 16000)
+    SHOTS.mkdir(exist_ok=True)
+    chromium([f'--window-size=1280,{height}', f'--screenshot={SHOTS/"report.png"}', (out/'report.html').as_uri()], tmp_path)
+    im = Image.open(SHOTS/'report.png')
+    blank = colours(im, {'x': 1240, 'y': 0, 'w': 30, 'h': 300})   # the right margin: page background only
+    assert blank[0] <= 2, f'the margin is not blank ({blank})'
+    for f in seen['figs']:
+        if f['y'] + f['h'] > height: continue
+        assert f['w'] > 100 and f['h'] > 50, f
+        n, ink = colours(im, f)
+        print(f"{f['name']}: {n} distinct colours, {ink} inked pixels")
+        assert n >= 8 and ink > 200, f"chart {f['name']} looks blank in the screenshot ({n} colours, {ink} inked pixels)"
+    print(f'screenshot: {SHOTS/"report.png"} ({len(seen["figs"])} charts)')
