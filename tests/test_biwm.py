@@ -14,43 +14,14 @@ from hibd.tasks import load_task
 from hibd.biwm import (ORDER, FULL, WRAPPERS, parse_id, wrap, wrapped, align, vote, align_run, alignment_effect, declared_success,
                        component_deltas, component_table, show_table, component_chart, retry_effect, _PromptKeyed)
 
+from conftest import mini_mean_task
+
 FIX = "sed -i 's/len(xs) - 1/len(xs)/' src/stats.py"
 
 
 @pytest.fixture(scope='module')
 def task(tmp_path_factory):
-    root = tmp_path_factory.mktemp('tasks')/'mini_mean'
-    (root/'repo'/'src').mkdir(parents=True); (root/'repo'/'tests').mkdir(); (root/'repo'/'data').mkdir()
-    (root/'repo'/'src'/'stats.py').write_text('def mean(xs):\n    return sum(xs) / (len(xs) - 1)\n')
-    (root/'repo'/'tests'/'test_stats.py').write_text(
-        "import sys; sys.path.insert(0, 'src')\nfrom stats import mean\n\ndef test_mean():\n    assert mean([1, 2, 3]) == 2\n")
-    (root/'repo'/'data'/'scores.csv').write_text('a,1\nb,2\n'); (root/'repo'/'data'/'more.csv').write_text('c,3\n')
-    (root/'task.toml').write_text(textwrap.dedent('''\
-        id = "mini_mean"
-        group = "code"
-        title = "mean divides by n-1"
-        instruction = "Fix mean in src/stats.py so python -m pytest -q passes."
-        target_state = "tests pass"
-        expected_failure_modes = ["wrong_file_patch"]
-        setup = ["git init -q && git add -A && git commit -qm init"]
-        [[verifiers]]
-        name = "compile"
-        command = "python -m py_compile src/stats.py"
-        strength = "cheap"
-        cost = 1
-        [[verifiers]]
-        name = "tests"
-        command = "python -m pytest -q"
-        strength = "full"
-        cost = 5
-        [trajectory]
-        commands = ["ls -R", "python -m pytest -q", "cat src/stats.py", "sed -i 's/len(xs) - 1/len(xs)/' src/stats.py",
-                    "python -m pytest -q", "git status --short"]
-        [expect]
-        full_before = "fail"
-        full_after = "pass"
-        '''))
-    return load_task(root)
+    return mini_mean_task(tmp_path_factory.mktemp('tasks')/'mini_mean', {'data/more.csv': 'c,3\n'})
 
 
 def files_of(ws):
