@@ -74,12 +74,15 @@ class HarnessSession:
         return recs
 
 # %% ../nbs/04_harnesses.ipynb #255ff302
+_MON = r'(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)'
 _VOLATILE = [(re.compile(r'\bin \d+\.\d+s(?: \(\d+:\d\d:\d\d\))?'), 'in <time>'),
-             (re.compile(r'\b0x[0-9a-fA-F]{6,16}\b'), '0x<addr>')]
+             (re.compile(r'\b0x[0-9a-fA-F]{6,16}\b'), '0x<addr>'),
+             (re.compile(rf'(?m)^([-dlcbps][-rwxsStT]{{9}}[.+@]?\s.*?\s){_MON} +\d{{1,2}} +(?:\d{{1,2}}:\d\d|\d{{4}})(?=\s)'), r'\1<mtime>'),
+             (re.compile(r'\b\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} [+-]\d{4}\b'), '<mtime>')]
 
 def mask_volatile(text: str # an observation
                  ) -> str:
-    "`text` with run-to-run noise masked: pytest durations (`in 0.05s`) and memory addresses (`0x7f…`)."
+    "`text` with run-to-run noise masked: pytest durations (`in 0.05s`), memory addresses (`0x7f…`), file times (`ls -l`, `stat`)."
     for rx, sub in _VOLATILE: text = rx.sub(sub, text)
     return text
 

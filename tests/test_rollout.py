@@ -142,3 +142,13 @@ def test_rollout_wall_limit_recorded():
     recs = rollout(TASK, 'H0', ScriptedBackend([GOOD]), 3, wall_s=0.001)
     assert len(recs) == 1 and recs[0]['rollout_limit'] == 'rollout_wall_s' and recs[0]['limit'] == 'timeout'
     assert recs[0]['belief'] is None and recs[0]['tokens'] == {'prompt': None, 'completion': None}
+
+
+def test_prompts_do_not_show_the_clock():
+    "`ls -la` shows the sandbox /tmp's creation time: H0 and H2 once got different prompts minutes apart."
+    import re
+    be = Capture([GOOD])
+    recs = rollout('risky_etc_hosts', 'H0', be, 1)
+    assert recs[1]['action'] == 'ls -la' and '..' in recs[1]['observation']
+    shown = be.seen[1][1]['content']
+    assert '<mtime> ..' in shown and not re.search(r'\b\d\d:\d\d\b', shown), shown
