@@ -85,17 +85,29 @@ class ModelError(RuntimeError):
 
 class Cache:
     "Append-only JSONL of `Call` records by key (held as their JSON lines); thread-safe; one `write` per record."
-    def __init__(self, path: str | Path # the JSONL file (created on first write)
+    def __init__(self, path: str | Path, # the JSONL file (created on first write)
+                 reuse=(), # other caches (paths or `Cache`s), read only: a hit there is copied into this one
                 ):
         self.path, self._lock, self.entries = Path(path), threading.Lock(), {}
         if self.path.exists(): self._load()
+        self.reuse = [c if isinstance(c, Cache) else Cache.read_only(c) for c in reuse]
 
-    def _load(self):
+    @classmethod
+    def read_only(cls, path: str | Path) -> 'Cache':
+        "The cache at `path` for lookups only: never written, a line being written by another process ignored."
+        c = cls.__new__(cls)
+        c.path, c._lock, c.entries, c.reuse = Path(path), threading.Lock(), {}, []
+        if not c.path.is_file(): raise ModelError(f'{c.path}: no such cache file')
+        c._load(write=False)
+        return c
+
+    def _load(self, write: bool = True):
         data = self.path.read_bytes()
         if data and not data.endswith(b'\n'):
             cut = data.rfind(b'\n') + 1
-            warnings.warn(f'{self.path}: dropping an incomplete last line (an interrupted write)')
-            with open(self.path, 'r+b') as f: f.truncate(cut)
+            if write:
+                warnings.warn(f'{self.path}: dropping an incomplete last line (an interrupted write)')
+                with open(self.path, 'r+b') as f: f.truncate(cut)
             data = data[:cut]
         for i, line in enumerate(data.decode('utf-8').split('\n'), 1):
             if not line.strip(): continue
@@ -104,9 +116,13 @@ class Cache:
             self.entries[rec['key']] = line
 
     def get(self, key: str) -> Call | None:
-        "The cached `Call` for `key` (marked `cached`), or None."
+        "The cached `Call` for `key` (marked `cached`), or None; a hit in a `reuse` cache is first copied here."
         line = self.entries.get(key)
-        return None if line is None else replace(Call.from_dict(json.loads(line)), cached=True)
+        if line is None:
+            line = next((c.entries[key] for c in self.reuse if key in c.entries), None)
+            if line is None: return None
+            self.put(Call.from_dict(json.loads(line)))      # the run stays self-contained: replay needs only its own file
+        return replace(Call.from_dict(json.loads(line)), cached=True)
 
     def put(self, call: Call):
         "Append `call` (one line, one `write`)."

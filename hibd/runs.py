@@ -22,8 +22,8 @@ from .tasks import GROUPS, Task, load_tasks
 
 # %% auto #0
 __all__ = ['ModelSpec', 'RunLimits', 'SweepConfig', 'ConfigError', 'parse_config', 'load_config', 'resolve_tasks', 'Unit',
-           'units', 'make_backend', 'RunLocked', 'RunLock', 'task_hash', 'manifest', 'end_record', 'run_unit',
-           'run_sweep', 'read_rollouts', 'load_run', 'pairs', 'rates', 'summary']
+           'units', 'reuse_files', 'make_backend', 'RunLocked', 'RunLock', 'task_hash', 'manifest', 'end_record',
+           'run_unit', 'run_sweep', 'read_rollouts', 'load_run', 'pairs', 'rates', 'summary']
 
 # %% ../nbs/07_runs.ipynb #949ffc88
 _strict = ConfigDict(extra='forbid')
@@ -60,6 +60,7 @@ class SweepConfig(BaseModel):
     executor: Literal['local', 'dask'] = 'local'
     scheduler: str | None = None        # dask scheduler address (tcp://host:port)
     biwm_success: Literal['exposure', 'robustness'] | None = None   # BIWM sweeps: the success reading, declared before the run
+    reuse: list[str] = Field(default_factory=list)   # earlier runs (dirs or calls.jsonl, relative to this file) answering prompts they already asked
     model: ModelSpec = Field(default_factory=ModelSpec)
     limits: RunLimits = Field(default_factory=RunLimits)
 
@@ -146,17 +147,29 @@ def units(cfg: SweepConfig, tasks: list[Task]) -> list[Unit]:
     Ks = cfg.K if cfg.announce_horizon else [max(cfg.K)]
     return [Unit(t.id, h, s, k) for t in tasks for h in cfg.harnesses for s in cfg.seeds for k in Ks]
 
+def reuse_files(cfg: SweepConfig, config_path: str | Path) -> list[Path]:
+    "The calls.jsonl files of `cfg.reuse`, relative to the config file; a `ConfigError` names an entry that has none."
+    out = []
+    for i, r in enumerate(cfg.reuse):
+        p = Path(config_path).parent/r
+        p = p/'calls.jsonl' if p.is_dir() else p
+        if not p.is_file(): raise ConfigError(f'{config_path}: reuse[{i}]: no recorded calls at {p}')
+        out.append(p)
+    return out
+
 # %% ../nbs/07_runs.ipynb #58018b1c
 def make_backend(spec: str, # local | local:NAME | openai:<model> | replay | replay:<calls.jsonl> | scripted:<replies.json>
                  run_dir: str | Path | None = None, # the run directory (its calls.jsonl is the cache)
                  base_url: str | None = None, # openai endpoint
-                 timeout: float | None = None # default wall-clock budget per elicitation
+                 timeout: float | None = None, # default wall-clock budget per elicitation
+                 reuse=() # other calls.jsonl files answering prompts they already hold (see `Cache`)
                 ) -> Backend:
     "The backend for `spec`, caching into `run_dir/calls.jsonl`."
-    cache = None if run_dir is None else Path(run_dir)/'calls.jsonl'
+    path = None if run_dir is None else Path(run_dir)/'calls.jsonl'
     kind, _, arg = spec.partition(':')
+    cache = None if path is None or kind == 'replay' else Cache(path, reuse=reuse)
     if kind == 'replay':
-        src = Path(arg) if arg else cache
+        src = Path(arg) if arg else path
         if src is None or not Path(src).is_file(): raise ModelError(f'replay: no recorded calls at {src} (pass replay:<calls.jsonl>)')
         return get_backend('replay', cache=src)
     if kind == 'scripted':
@@ -318,10 +331,10 @@ class _Budget:
 
 _WORKER_BACKENDS: dict = {}
 
-def _dask_unit(u: Unit, run_dir: str, design: dict, run_id: str, spec: str, base_url, timeout, rollout_wall_s, deadline):
+def _dask_unit(u: Unit, run_dir: str, design: dict, run_id: str, spec: str, base_url, timeout, rollout_wall_s, deadline, reuse=()):
     "One rollout on a Dask worker (backend built once per worker process from the spec)."
     key = (spec, run_dir, base_url)
-    if key not in _WORKER_BACKENDS: _WORKER_BACKENDS[key] = make_backend(spec, run_dir, base_url, timeout)
+    if key not in _WORKER_BACKENDS: _WORKER_BACKENDS[key] = make_backend(spec, run_dir, base_url, timeout, reuse)
     stop = (lambda: 'sweep_wall_s' if time.time() >= deadline else None) if deadline else None
     try: return run_unit(u, Path(run_dir), design, run_id, _WORKER_BACKENDS[key], rollout_wall_s, stop)
     except Stopped as e: return {'kind': 'stopped', 'rollout_id': u.id, 'limit': e.limit}
@@ -338,14 +351,14 @@ def _run_local(todo, run_dir, design, run_id, backend, cfg, budget, bar) -> list
     if workers == 1: return [one(u) for u in todo]
     with ThreadPoolExecutor(max_workers=workers) as ex: return [f.result() for f in as_completed([ex.submit(one, u) for u in todo])]
 
-def _run_dask(todo, run_dir, design, run_id, cfg, model, base_url, budget, bar) -> list[dict]:
+def _run_dask(todo, run_dir, design, run_id, cfg, model, base_url, budget, bar, reuse=()) -> list[dict]:
     try: from distributed import Client, as_completed as dask_completed
     except ImportError: raise ModelError("executor = 'dask' needs dask.distributed: pip install 'hibd[dask]'") from None
     deadline = time.time() + cfg.limits.sweep_wall_s if cfg.limits.sweep_wall_s else None
     out = []
     with Client(cfg.scheduler, timeout='30s') as client:
         futs = [client.submit(_dask_unit, u, str(run_dir), design, run_id, model, base_url, cfg.model.call_timeout,
-                              cfg.limits.rollout_wall_s, deadline, key=f'hibd-{run_id}-{u.id}', pure=False) for u in todo]
+                              cfg.limits.rollout_wall_s, deadline, reuse, key=f'hibd-{run_id}-{u.id}', pure=False) for u in todo]
         for fut in dask_completed(futs):
             end = fut.result(); out.append(end)
             if end['kind'] == 'end':
@@ -380,6 +393,7 @@ def run_sweep(config_path: str | Path, # the sweep TOML
     if model: cfg.model.spec = model
     if base_url: cfg.model.base_url = base_url
     tasks = resolve_tasks(cfg, str(config_path))
+    reuse = reuse_files(cfg, config_path)
     run_dir = Path(out or Path('runs')/cfg.name)
     (run_dir/'rollouts').mkdir(parents=True, exist_ok=True)
     with RunLock(run_dir) as lock:
@@ -393,8 +407,8 @@ def run_sweep(config_path: str | Path, # the sweep TOML
             man = _design(cfg, tasks, old['design']['model'])          # nothing to run: no model is loaded
             man = {'design': man}
         else:
-            if backend is None: backend = make_backend(cfg.model.spec, run_dir, cfg.model.base_url, cfg.model.call_timeout)
-            elif backend.cache is None: backend.cache = Cache(run_dir/'calls.jsonl')
+            if backend is None: backend = make_backend(cfg.model.spec, run_dir, cfg.model.base_url, cfg.model.call_timeout, reuse)
+            elif backend.cache is None: backend.cache = Cache(run_dir/'calls.jsonl', reuse=reuse)
             man = manifest(cfg, tasks, backend)
         if old is not None:
             diff = [k for k in sorted(set(old['design']) | set(man['design'])) if old['design'].get(k) != man['design'].get(k)]
@@ -407,7 +421,7 @@ def run_sweep(config_path: str | Path, # the sweep TOML
         budget = _Budget(cfg.limits, sum(e['tokens'] for e in done.values()))
         t0 = time.monotonic()
         with tqdm(total=sum(u.K + 1 for u in todo), desc=f'{cfg.name}: {len(todo)} rollouts', unit='step', disable=not progress) as bar:
-            if cfg.executor == 'dask': ends = _run_dask(todo, run_dir, man['design'], man['run_id'], cfg, cfg.model.spec, cfg.model.base_url, budget, bar)
+            if cfg.executor == 'dask': ends = _run_dask(todo, run_dir, man['design'], man['run_id'], cfg, cfg.model.spec, cfg.model.base_url, budget, bar, reuse)
             else: ends = _run_local(todo, run_dir, man['design'], man['run_id'], backend, cfg, budget, bar)
         fin = [e for e in ends if e['kind'] == 'end']
         status = {'finished': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'wall_s': round(time.monotonic() - t0, 3),

@@ -389,7 +389,11 @@ def test_biwm_configs():
     code, risky = load_config(root/'biwm.toml'), load_config(root/'biwm_risky.toml')
     for c in (code, risky):
         assert c.name.endswith('_exposure') and c.biwm_success == 'exposure' and c.seeds == [0] and c.mode == 'replay' and c.model.spec == 'local'
-        assert c.temperature == 0 and 'H0' in c.harnesses and all(get_harness(h).id == h for h in c.harnesses)
+        assert c.temperature == 0.7 and 'H0' in c.harnesses and all(get_harness(h).id == h for h in c.harnesses)
+    for c, rec in ((code, 'record_code.toml'), (risky, 'record_risky.toml')):   # the record whose calls it reuses: same sampling, seed 0 in it
+        r = load_config(root/rec)
+        assert c.reuse == [f'../data/runs/{r.name}'] and (r.temperature, r.mode, r.announce_horizon) == (c.temperature, c.mode, c.announce_horizon)
+        assert 0 in r.seeds and max(r.K) >= max(c.K) and set(r.harnesses) <= set(c.harnesses) and r.groups == c.groups
     wr = lambda c, w: sorted(parse_id(h)[0] for h in c.harnesses if parse_id(h)[1] == w)
     assert code.groups == ['code'] and wr(code, ('canon',)) == ['H1', 'H2', 'H3', 'H4', 'H5']
     assert wr(code, ('blocked_log',)) == wr(code, ('shadow',)) == ['H2', 'H2+reason'] == wr(risky, ('blocked_log',)) == wr(risky, ('shadow',))

@@ -81,6 +81,24 @@ def test_rerun_of_finished_sweep_makes_zero_calls(tmp_path):
     assert json.loads((d/'status.json').read_text())['skipped'] == 4
 
 
+def test_reuse_answers_from_an_earlier_run(tmp_path):
+    "A sweep adding a harness to a recorded run pays only for prompts that run never asked, and keeps its own copy."
+    a = run_sweep(write_config(tmp_path, name='a'), out=tmp_path/'a', backend=(be_a := ScriptedBackend([GOOD])), progress=False)
+    keys_a = {json.loads(l)['key'] for l in (a/'calls.jsonl').read_text().splitlines()}
+    c = run_sweep(write_config(tmp_path, name='c', harnesses=['H3']), out=tmp_path/'c', backend=(be_c := ScriptedBackend([GOOD])), progress=False)
+    new_h3 = {r['call_key'] for r in read_rollouts(c)} - keys_a
+    b = run_sweep(write_config(tmp_path, name='b', harnesses=['H0', 'H2', 'H3'], reuse=['a']), out=tmp_path/'b',
+                  backend=(be_b := ScriptedBackend([GOOD])), progress=False)
+    recs = read_rollouts(b)
+    assert be_b.hits == len(new_h3) > 0 and be_c.hits > be_b.hits
+    assert all(r['cached'] for r in recs if r['harness'] != 'H3')
+    assert keyed(b) == sorted(keyed(a) + keyed(c))
+    keys_b = {json.loads(l)['key'] for l in (b/'calls.jsonl').read_text().splitlines()}
+    assert {r['call_key'] for r in recs} <= keys_b                      # replayable from its own file
+    with pytest.raises(ConfigError, match=r"reuse\[0\]: no recorded calls"):
+        run_sweep(write_config(tmp_path, name='d', reuse=['nowhere']), out=tmp_path/'d', progress=False)
+
+
 def test_resume_after_sigkill_and_lock(tmp_path):
     cfg = write_config(tmp_path, harnesses=['H0', 'H1', 'H2'])
     ref = run_sweep(cfg, out=tmp_path/'ref', progress=False)
