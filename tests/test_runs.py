@@ -223,3 +223,13 @@ def test_failing_rollout_reported_and_left_for_resume(tmp_path):
     st = json.loads((d/'status.json').read_text())
     assert st['done'] == 0 and st['pending'] == 1 and 'no cached call for key' in st['errors'][f'{TASK}__H0__s5__K1']
     assert not list((d/'rollouts').glob('*'))
+
+
+def test_k20_slice_config():
+    "The long-horizon slice: one task, every harness, K = 1..20, the record's sampling so its calls answer steps 0..8."
+    from hibd.runs import resolve_tasks, units
+    root = Path(__file__).parent.parent/'configs'
+    k20, rec = load_config(root/'record_k20.toml'), load_config(root/'record_code.toml')
+    assert k20.K == list(range(1, 21)) and len(resolve_tasks(k20)) == 1 and k20.harnesses == rec.harnesses
+    assert (k20.temperature, k20.mode, k20.seeds[0]) == (rec.temperature, rec.mode, 0) and k20.reuse == ['../data/runs/record_code']
+    assert sum(u.K + 1 for u in units(k20, resolve_tasks(k20))) == 7 * 21
