@@ -604,6 +604,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                             'hibd.stats.compare': ('stats.html#compare', 'hibd/stats.py'),
                             'hibd.stats.cross': ('stats.html#cross', 'hibd/stats.py'),
                             'hibd.stats.describe': ('stats.html#describe', 'hibd/stats.py'),
+                            'hibd.stats.kendall_to_first': ('stats.html#kendall_to_first', 'hibd/stats.py'),
                             'hibd.stats.mixed_model': ('stats.html#mixed_model', 'hibd/stats.py'),
                             'hibd.stats.noise_floor': ('stats.html#noise_floor', 'hibd/stats.py'),
                             'hibd.stats.plot_estimates': ('stats.html#plot_estimates', 'hibd/stats.py'),

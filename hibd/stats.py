@@ -16,8 +16,8 @@ from .metrics import COMPONENTS, GROUPS, WEIGHT_PRESETS
 # %% auto #0
 __all__ = ['ID_COLUMNS', 'METRICS', 'RESULT_COLUMNS', 'C3_NOTE', 'PairsError', 'check_pairs', 'synthetic_pairs', 'select_step',
            'cross', 'within', 'cluster_weights', 'bootstrap_cells', 'signflip_p', 'wilcoxon_p', 'adjust', 'noise_floor',
-           'describe', 'compare', 'mixed_model', 'C3Result', 'c3_check', 'WeightSensitivity', 'weight_sensitivity',
-           'plot_estimates']
+           'describe', 'compare', 'mixed_model', 'C3Result', 'c3_check', 'kendall_to_first', 'WeightSensitivity',
+           'weight_sensitivity', 'plot_estimates']
 
 # %% ../nbs/11_stats.ipynb #0c0d9c4e
 ID_COLUMNS = ('task', 'K', 'step', 'harness_a', 'seed_a', 'harness_b', 'seed_b')
@@ -406,6 +406,16 @@ def c3_check(pairs: pd.DataFrame, # a pairs table with several K
     return C3Result(inc, s[cols].reset_index(drop=True))
 
 # %% ../nbs/11_stats.ipynb #79afed7c
+def kendall_to_first(ranks: np.ndarray # items × schemes, each column a ranking without ties
+                    ) -> np.ndarray:
+    "Kendall's τ of every column of `ranks` to its first column, all at once (rankings without ties: τ-a = τ-b)."
+    n = ranks.shape[0]
+    if n < 2: return np.full(ranks.shape[1], np.nan)
+    i, j = np.triu_indices(n, 1)
+    s = np.sign(ranks[i] - ranks[j])                                                    # item pairs × schemes
+    return (s * s[:, :1]).sum(0) / len(i)
+
+# %% ../nbs/11_stats.ipynb #2e08ba92
 @dataclass
 class WeightSensitivity:
     "Ranks of the harnesses under each weighting and Kendall τ of each ranking to the `paper` ranking."
@@ -436,7 +446,7 @@ def weight_sensitivity(pairs: pd.DataFrame, # a pairs table
     Wm = np.column_stack([*presets.values(), Wd.T])                                    # components × schemes
     score = M.to_numpy() @ Wm                                                          # items × schemes
     ranks = (-score).argsort(0, kind='stable').argsort(0, kind='stable') + 1
-    tau = np.array([sps.kendalltau(ranks[:, 0], ranks[:, j]).statistic for j in range(ranks.shape[1])]) if len(M) > 1 else np.full(ranks.shape[1], np.nan)
+    tau = kendall_to_first(ranks)
     r = pd.DataFrame(ranks[:, :3], index=M.index, columns=list(presets)); r.index.name = 'harness' if ref else 'pair'
     r.insert(0, 'D_belief_paper', score[:, 0])
     r['same_rank'] = (ranks[:, 3:] == ranks[:, :1]).mean(1)
