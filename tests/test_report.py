@@ -330,3 +330,28 @@ def test_report_renders_offline_in_chromium(tmp_path):
         print(f"{f['name']}: {n} distinct colours, {ink} inked pixels")
         assert n >= 8 and ink > 200, f"chart {f['name']} looks blank in the screenshot ({n} colours, {ink} inked pixels)"
     print(f'screenshot: {SHOTS/"report.png"} ({len(seen["figs"])} charts)')
+
+
+SHIPPED = sorted(p.parent.name for p in RUNS.glob('*/manifest.json') if p.parent.name not in ('quickstart', 'tutorial'))
+
+
+@pytest.mark.parametrize('name', SHIPPED)
+def test_shipped_runs_report(name, tmp_path):
+    "`hibd report` on each recorded run shipped in data/runs (finished or not): no model call, every pending cell listed."
+    d = tmp_path/name
+    shutil.copytree(RUNS/name, d, ignore=shutil.ignore_patterns('report', '.lock', '.*.tmp'))
+    calls = hashlib.sha256((d/'calls.jsonl').read_bytes()).hexdigest()
+    r = CliRunner().invoke(main, ['report', str(d), '--out', str(tmp_path/'out')])
+    assert r.exit_code == 0, r.output
+    idx = json.loads((tmp_path/'out'/'index.json').read_text())
+    st = {s['key']: s['status'] for s in idx['sections']}
+    assert st['header'] == st['coverage'] == 'ok' and 'error' not in st.values() and 'not available' not in st.values(), st
+    if len({p.stem.split('__')[1] for p in (d/'rollouts').glob('*.jsonl')}) > 1: assert st['main'] == 'ok', st
+    cells = pd.read_csv(next((tmp_path/'out'/'tables').glob('*_coverage_cells.csv')))
+    done = {p.stem for p in (d/'rollouts').glob('*.jsonl')}
+    man = json.loads((d/'manifest.json').read_text())['design']
+    n = len(man['tasks']) * len(man['harnesses']) * len(man['seeds']) * len(man['K'])
+    assert len(cells) == n and (cells.state == 'complete').sum() <= n
+    md = (tmp_path/'out'/'report.md').read_text()
+    assert ('cell(s) are complete' in md) and (len(done) > 0)
+    assert hashlib.sha256((d/'calls.jsonl').read_bytes()).hexdigest() == calls
