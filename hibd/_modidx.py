@@ -369,6 +369,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                              'hibd.report._unwrapped': ('report.html#_unwrapped', 'hibd/report.py'),
                              'hibd.report._wide_ci': ('report.html#_wide_ci', 'hibd/report.py'),
                              'hibd.report._with_method': ('report.html#_with_method', 'hibd/report.py'),
+                             'hibd.report.agreement_Ks': ('report.html#agreement_ks', 'hibd/report.py'),
                              'hibd.report.build_report': ('report.html#build_report', 'hibd/report.py'),
                              'hibd.report.coverage': ('report.html#coverage', 'hibd/report.py'),
                              'hibd.report.coverage_chart': ('report.html#coverage_chart', 'hibd/report.py'),

@@ -15,9 +15,9 @@ import vl_convert as vlc
 # %% auto #0
 __all__ = ['CELL_STATES', 'SECTIONS', 'ReportError', 'NoData', 'Unavailable', 'RunData', 'read_run', 'Block', 'Section', 'need',
            'part', 'frames', 'model_note', 'sec_header', 'coverage', 'coverage_chart', 'sec_coverage', 'main_wide',
-           'sec_main', 'sec_long', 'sec_theory', 'sec_agreement', 'sec_actions', 'sec_retry', 'sec_calibration',
-           'sec_sensitivity', 'sec_grouped', 'vocab_wide', 'sec_vocabulary', 'sec_ablation', 'sec_biwm', 'sections',
-           'render_chart', 'md_table', 'write_report', 'build_report']
+           'sec_main', 'sec_long', 'sec_theory', 'agreement_Ks', 'sec_agreement', 'sec_actions', 'sec_retry',
+           'sec_calibration', 'sec_sensitivity', 'sec_grouped', 'vocab_wide', 'sec_vocabulary', 'sec_ablation',
+           'sec_biwm', 'sections', 'render_chart', 'md_table', 'write_report', 'build_report']
 
 # %% ../nbs/15_report.ipynb #ff0f803d
 from .models import LOCAL_MODELS
@@ -377,20 +377,28 @@ def sec_theory(d: RunData, s: Section):
     part(s, 'Theorem 1', thm); part(s, 'Lemma 1', lem)
 
 # %% ../nbs/15_report.ipynb #393d8626
+def agreement_Ks(Ks) -> list:
+    "The horizons the agreement matrices are drawn at: K = 1 and K = 8 where present, and the largest K."
+    Ks = {int(k) for k in Ks}
+    return sorted(({1, 8} & Ks) | {max(Ks)}) if Ks else []
+
 def sec_agreement(d: RunData, s: Section):
     "Per-field agreement between harnesses."
     s.prose = ('Share of (task, seed) units on which two harnesses report the same value of each categorical belief field '
-               '(task_progress, risk_state, recoverability, likely_failure_mode) at the final step of the largest K, with '
-               'cluster-bootstrap intervals: where the harnesses agree and on what.')
+               '(task_progress, risk_state, recoverability, likely_failure_mode) at the final step of K = 1, K = 8 (the '
+               "paper's two horizons, where the run has them) and the largest K, with cluster-bootstrap intervals: where the "
+               'harnesses agree, on what, and whether agreement erodes with the horizon. The diagonal is the same harness '
+               'across seeds (its noise floor, where the run has two seeds).')
     def go():
         agreement, agreement_chart = need('analysis', 'agreement', 'agreement_chart')
         if not len(d.run): raise NoData('no step record')
-        K = int(max(d.run.K))
+        Ks = agreement_Ks(d.run.K.unique())
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
-            t = _given(agreement(d.run, K, harness_order=d.design['harnesses']))
-        s.table('agreement', t, f'Agreement per field and harness pair, K={K}', max_rows=60)
-        s.figure('agreement', agreement_chart(t), f'Agreement matrices, K={K}')
+            t = _given(pd.concat([agreement(d.run, K, harness_order=d.design['harnesses']) for K in Ks], ignore_index=True))
+        ks = ', '.join(map(str, Ks))
+        s.table('agreement', t, f'Agreement per field and harness pair, K = {ks}', max_rows=60)
+        s.figure('agreement', agreement_chart(t), f'Agreement matrices, K = {ks}')
     part(s, 'Agreement', go)
 
 # %% ../nbs/15_report.ipynb #98f7b029
