@@ -224,8 +224,29 @@ def _bwrap_version(bwrap: str) -> str:
     try: return subprocess.run([bwrap, '--version'], capture_output=True, text=True, timeout=10).stdout.strip()
     except OSError: return 'unknown'
 
+def _descendants(pid: int) -> list[int]:
+    "Host pids of every process below `pid` (from /proc)."
+    kids = {}
+    for p in Path('/proc').iterdir():
+        if p.name.isdigit():
+            try: kids.setdefault(int((p/'stat').read_text().rsplit(')', 1)[1].split()[1]), []).append(int(p.name))
+            except (OSError, IndexError, ValueError): continue
+    out, todo = [], [pid]
+    while todo: out += (k := kids.get(todo.pop(), [])); todo += k
+    return out
+
+def _await_gone(pids, timeout: float):
+    "Wait until every pid in `pids` has exited (a parent-death SIGKILL arrives asynchronously); a pidfd per process."
+    end = time.monotonic() + timeout
+    for p in pids:
+        try: fd = os.pidfd_open(p)
+        except (ProcessLookupError, OSError): continue          # already gone
+        try: select.select([fd], [], [], max(0, end - time.monotonic()))   # readable once the process has exited
+        finally: os.close(fd)
+
 class _Session:
     "One agent process (inside bwrap unless `sandboxed=False`) serving the commands of one workspace."
+    exit_wait_s = 10   # how long `close` waits for a clean exit before it kills the session
     def __init__(self, ws: Path, root: Path, sandboxed: bool = True, bwrap: str = BWRAP):
         self.sandboxed, self.log, self._buf, self.closed = sandboxed, root/'session.log', b'', False
         privileged = os.geteuid() == 0
@@ -273,10 +294,12 @@ class _Session:
         self.closed = True
         try: self.proc.stdin.write(b'{"op": "exit"}\n'); self.proc.stdin.close()
         except OSError: pass
-        try: self.proc.wait(timeout=2)
+        try: self.proc.wait(timeout=self.exit_wait_s)   # a clean exit: the namespace's init takes every process with it
         except subprocess.TimeoutExpired: pass
-        if self.proc.poll() is None:
+        if self.proc.poll() is None:          # bwrap --new-session put them in another group: kill, then wait for each
+            left = _descendants(self.proc.pid)
             os.killpg(self.proc.pid, signal.SIGKILL); self.proc.wait()
+            _await_gone(left, 10)
         self.proc.stdout.close()
 
 # %% ../nbs/02_sandbox.ipynb #99986abe

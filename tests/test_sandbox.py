@@ -128,7 +128,10 @@ def test_destructive_commands_inside_take_effect(ws):
     t = ws.run('echo bbbb > f.txt'); assert t.modified == ['f.txt']   # same size, same second: still seen
     json.dumps(t.to_dict())
 
-def test_background_process_persists_then_dies_on_close(repo):
+@pytest.mark.parametrize('exit_wait_s', [10, 0.0])     # 0: the session is killed, not asked to exit (a busy or hung session)
+def test_background_process_persists_then_dies_on_close(repo, monkeypatch, exit_wait_s):
+    from hibd.sandbox import _Session
+    monkeypatch.setattr(_Session, 'exit_wait_s', exit_wait_s)
     w = Workspace.fresh(repo)
     t = w.run('nohup python -c "import time; time.sleep(300)" > bg.log 2>&1 & echo $! > bg.pid')
     assert t.ok and t.duration < 5         # returns at once although the child holds the session
