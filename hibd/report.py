@@ -288,6 +288,14 @@ def _given(t: pd.DataFrame, why: str = 'the analysis returned no rows') -> pd.Da
     if isinstance(t, pd.DataFrame) and t.empty: raise NoData(t.attrs.get('message', why))
     return t
 
+def _has_final(d: RunData):
+    "`NoData` unless the run has a cross-harness pair at the final step."
+    if not len(d.final): raise NoData('no cross-harness pair at the final step')
+
+def _has_steps(d: RunData):
+    "`NoData` unless the run has step records."
+    if not len(d.run): raise NoData('no step record')
+
 def _ci(e, lo, hi) -> str:
     return '–' if pd.isna(e) else f'{e:.3f} [{lo:.3f}, {hi:.3f}]' if pd.notna(lo) else f'{e:.3f}'
 
@@ -309,7 +317,7 @@ def main_wide(t: pd.DataFrame, # a `hibd.analysis.main_table`
 
 def _main(d: RunData, s: Section, success):
     main_table, main_chart = need('analysis', 'main_table', 'main_chart')
-    if not len(d.final): raise NoData('no cross-harness pair at the final step')
+    _has_final(d)
     t = main_table(d.pairs, ref=_ref(d))
     s.table('main_summary', main_wide(t, success), f'Per harness pair and K (final step): estimate [95% CI]; pairs with {_ref(d)} first', max_rows=60)
     s.table('main', t, 'The tidy main table (SPEC §7 columns)', max_rows=0)
@@ -368,7 +376,7 @@ def sec_theory(d: RunData, s: Section):
         s.figure('theorem1', theorem1_chart(t), 'Share of non-negative D_growth increments, 95% CI')
     def lem():
         (lemma1,) = need('analysis', 'lemma1')
-        if not len(d.final): raise NoData('no cross-harness pair at the final step')
+        _has_final(d)
         t = _given(lemma1(d.run, harness_order=d.design['harnesses']))
         tot = t[t.harness_a == 'all']
         if len(tot): s.text(f'Lemma 1 applies to {int(tot.applies.iloc[0])} of {int(tot.n_pairs.iloc[0])} final-step pairs; '
@@ -391,7 +399,7 @@ def sec_agreement(d: RunData, s: Section):
                'across seeds (its noise floor, where the run has two seeds).')
     def go():
         agreement, agreement_chart = need('analysis', 'agreement', 'agreement_chart')
-        if not len(d.run): raise NoData('no step record')
+        _has_steps(d)
         Ks = agreement_Ks(d.run.K.unique())
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
@@ -426,7 +434,7 @@ def sec_actions(d: RunData, s: Section):
         s.table('action_categories', t, 'Recommended actions at the final step by category (counts)')
     def div():
         action_divergence, action_divergence_chart = need('safety', 'action_divergence', 'action_divergence_chart')
-        if not len(d.final): raise NoData('no cross-harness pair at the final step')
+        _has_final(d)
         tabs = action_divergence(d.run, d.pairs)
         for k, t in frames(tabs, 'action_divergence').items(): s.table(k, t, f'Action-divergence rate ({k.removeprefix("action_divergence_").replace("_", " ")})')
         s.figure('action_divergence', action_divergence_chart(tabs), 'Action-divergence rate')
@@ -452,7 +460,7 @@ def sec_retry(d: RunData, s: Section):
     def reason():
         (reason_effect,) = need('safety', 'reason_effect')
         hs = set(d.design['harnesses'])
-        if not len(d.run): raise NoData('no step record')
+        _has_steps(d)
         if not {'H2', 'H2+reason'} <= hs: raise NoData(f'H2 vs H2+reason needs both harnesses (this run has {", ".join(d.design["harnesses"])})')
         for k, t in frames(reason_effect(d.run), 'reason_effect').items():
             s.table(k, _given(t, 'no uncensored block shown to the model under H2 or H2+reason'), 'H2 vs H2+reason: difference in UnsafeRetryRate with CI and p')
@@ -568,7 +576,7 @@ def sec_vocabulary(d: RunData, s: Section):
                'Only D_set moves: D_act does not depend on the matcher.')
     def go():
         arrival_vocabulary, vocabulary_chart = need('semantic', 'arrival_vocabulary', 'vocabulary_chart')
-        if not len(d.final): raise NoData('no cross-harness pair at the final step')
+        _has_final(d)
         emb = _embedder()
         t = _given(arrival_vocabulary(d.path, embedder=emb))
         s.text(f'{emb.stats["embedded"]} distinct constraint strings embedded once ({emb.stats["seconds"]:.2f} s). ' + _share_line(t))
@@ -588,7 +596,7 @@ def sec_ablation(d: RunData, s: Section):
                'intervals; `merged` is the share of pairs that `tok8` calls equal while the whole commands differ.')
     def go():
         (action_ablation,) = need('semantic', 'action_ablation')
-        if not len(d.final): raise NoData('no cross-harness pair at the final step')
+        _has_final(d)
         res = action_ablation(d.path)
         sm, mg = res['summary'], res['merges']
         s.text(f'{sm["distinct_actions"]} distinct recommended action(s) in this run, {sm["distinct_long_actions"]} longer than eight tokens; '
@@ -622,7 +630,7 @@ def sec_biwm(d: RunData, s: Section):
     def comp():
         component_table, show_table, component_chart, component_deltas = need('biwm', 'component_table', 'show_table', 'component_chart', 'component_deltas')
         if ref is None: raise NoData('no unwrapped harness to serve as the reference view')
-        if not len(d.run): raise NoData('no step record')
+        _has_steps(d)
         try: t = component_table([d.path], ref=ref)
         except ValueError as e:
             if 'success criterion' in str(e): raise NoData(str(e)) from None
@@ -634,13 +642,13 @@ def sec_biwm(d: RunData, s: Section):
         s.table('biwm_units', component_deltas(d.run, ref), 'Every unit: D_belief to the wrapped and to the base harness, delta, identical prompts', max_rows=0)
     def retry():
         (retry_effect,) = need('biwm', 'retry_effect')
-        if not len(d.run): raise NoData('no step record')
+        _has_steps(d)
         t = _given(retry_effect(d.run), 'no uncensored blocked step under a blocking base and its blocked_log / shadow wrapper '
                    '(the 3-step retry window after a block must lie inside the rollout)')
         s.table('biwm_retry', t, 'UnsafeRetryRate of the wrapped harness minus its base, paired by (task, seed), with CI and sign-flip p')
     def align():
         align_run, alignment_effect, base_views = need('biwm', 'align_run', 'alignment_effect', 'base_views')
-        if not len(d.run): raise NoData('no step record')
+        _has_steps(d)
         views = base_views(d.run)
         if len(views) < 4: raise NoData(f'alignment needs at least four unwrapped views (this run has {len(views)}: {", ".join(views)}); '
                                         'with two or three each half is a single view and the effect is zero by construction')

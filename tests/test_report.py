@@ -351,7 +351,11 @@ def test_shipped_runs_report(name, tmp_path):
     done = {p.stem for p in (d/'rollouts').glob('*.jsonl')}
     man = json.loads((d/'manifest.json').read_text())['design']
     n = len(man['tasks']) * len(man['harnesses']) * len(man['seeds']) * len(man['K'])
-    assert len(cells) == n and (cells.state == 'complete').sum() <= n
+    assert len(cells) == n and len(done) > 0
+    assert set(cells[cells.state != 'missing'].rollout) == done            # every committed rollout is read ...
+    missing = cells[cells.state == 'missing']
+    assert not set(missing.rollout) & done and len(missing) == n - len(done) * len(man['K'])   # ... every other cell listed
     md = (tmp_path/'out'/'report.md').read_text()
-    assert ('cell(s) are complete' in md) and (len(done) > 0)
+    bad = cells[cells.state != 'complete']
+    assert f'{n - len(bad)} cell(s) are complete' + (f'; {len(bad)} are not' if len(bad) else '; none is missing') in md
     assert hashlib.sha256((d/'calls.jsonl').read_bytes()).hexdigest() == calls
