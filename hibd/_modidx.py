@@ -269,6 +269,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                              'hibd.models.Cache.models': ('models.html#cache.models', 'hibd/models.py'),
                              'hibd.models.Cache.put': ('models.html#cache.put', 'hibd/models.py'),
                              'hibd.models.Cache.read_only': ('models.html#cache.read_only', 'hibd/models.py'),
+                             'hibd.models.Cache.refresh': ('models.html#cache.refresh', 'hibd/models.py'),
                              'hibd.models.Call': ('models.html#call', 'hibd/models.py'),
                              'hibd.models.Call.failure': ('models.html#call.failure', 'hibd/models.py'),
                              'hibd.models.Call.from_dict': ('models.html#call.from_dict', 'hibd/models.py'),

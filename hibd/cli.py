@@ -56,9 +56,10 @@ def summary_table(run_dir # a run directory written by `run_sweep`
 @click.option('--out', type=click.Path(file_okay=False), default=None, help='Run directory (default: runs/<name> from the config).')
 @click.option('--model', default=None, help='Model spec overriding the config: local, local:NAME, local:PATH.gguf, openai:<model-name>, replay.')
 @click.option('--base-url', default=None, help='OpenAI-compatible endpoint for openai:<model-name> (default: $OPENAI_BASE_URL).')
-def run(config, out, model, base_url):
+@click.option('--scheduler', default=None, help='Dask scheduler address (tcp://host:port): run the rollouts on its workers.')
+def run(config, out, model, base_url, scheduler):
     "Run or resume the sweep in CONFIG; print D_belief/D_arrival/D_growth per harness pair and K."
-    d = run_sweep(config, out=out, model=model, base_url=base_url)
+    d = run_sweep(config, out=out, model=model, base_url=base_url, scheduler=scheduler)
     click.echo(f'run directory: {d}')
     tab = summary_table(d)
     if not len(tab): click.echo('no finished rollouts to compare yet; run the same command again to resume'); return

@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_models.ipynb #048f9afc
 from __future__ import annotations
-import copy, hashlib, importlib.util, json, logging, os, socket, threading, time, warnings
+import copy, fcntl, hashlib, importlib.util, json, logging, os, socket, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
@@ -84,11 +84,11 @@ class ModelError(RuntimeError):
     "A backend cannot be used: not installed, a tampered model file, an unreachable server, a cache miss in replay."
 
 class Cache:
-    "Append-only JSONL of `Call` records by key (held as their JSON lines); thread-safe; one `write` per record."
+    "Append-only JSONL of `Call` records by key (held as their JSON lines); thread-safe; one locked `write` per record."
     def __init__(self, path: str | Path, # the JSONL file (created on first write)
                  reuse=(), # other caches (paths or `Cache`s), read only: a hit there is copied into this one
                 ):
-        self.path, self._lock, self.entries = Path(path), threading.Lock(), {}
+        self.path, self._lock, self.entries, self._read, self._lines = Path(path), threading.Lock(), {}, 0, 0
         if self.path.exists(): self._load()
         self.reuse = [c if isinstance(c, Cache) else Cache.read_only(c) for c in reuse]
 
@@ -96,28 +96,40 @@ class Cache:
     def read_only(cls, path: str | Path) -> 'Cache':
         "The cache at `path` for lookups only: never written, a line being written by another process ignored."
         c = cls.__new__(cls)
-        c.path, c._lock, c.entries, c.reuse = Path(path), threading.Lock(), {}, []
+        c.path, c._lock, c.entries, c.reuse, c._read, c._lines = Path(path), threading.Lock(), {}, [], 0, 0
         if not c.path.is_file(): raise ModelError(f'{c.path}: no such cache file')
         c._load(write=False)
         return c
 
     def _load(self, write: bool = True):
-        data = self.path.read_bytes()
-        if data and not data.endswith(b'\n'):
+        "Read the complete lines appended since the last read, under the file lock; `write`: drop a dead writer's cut-off line."
+        with open(self.path, 'r+b' if write else 'rb') as f:
+            fcntl.flock(f, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
+            f.seek(self._read); data = f.read()
             cut = data.rfind(b'\n') + 1
-            if write:
+            if write and cut < len(data):
                 warnings.warn(f'{self.path}: dropping an incomplete last line (an interrupted write)')
-                with open(self.path, 'r+b') as f: f.truncate(cut)
-            data = data[:cut]
-        for i, line in enumerate(data.decode('utf-8').split('\n'), 1):
+                f.truncate(self._read + cut)
+        for line in data[:cut].decode('utf-8').split('\n')[:-1]:
+            self._lines += 1
             if not line.strip(): continue
             try: rec = json.loads(line); Call.from_dict(rec)
-            except (ValueError, TypeError) as e: raise ModelError(f'{self.path}:{i}: not a call record ({e})') from None
+            except (ValueError, TypeError) as e: raise ModelError(f'{self.path}:{self._lines}: not a call record ({e})') from None
             self.entries[rec['key']] = line
+        self._read += cut
+
+    def refresh(self):
+        "Read what other processes appended to this cache and to the `reuse` caches since the last read."
+        for c in [self, *self.reuse]:
+            with c._lock:
+                if c.path.is_file() and c.path.stat().st_size > c._read: c._load(write=False)
 
     def get(self, key: str) -> Call | None:
-        "The cached `Call` for `key` (marked `cached`), or None; a hit in a `reuse` cache is first copied here."
+        "The cached `Call` for `key` (marked `cached`), or None; on a miss, others' new lines are read first; a `reuse` hit is copied here."
         line = self.entries.get(key)
+        if line is None:
+            self.refresh()
+            line = self.entries.get(key)
         if line is None:
             line = next((c.entries[key] for c in self.reuse if key in c.entries), None)
             if line is None: return None
@@ -125,16 +137,17 @@ class Cache:
         return replace(Call.from_dict(json.loads(line)), cached=True)
 
     def put(self, call: Call):
-        "Append `call` (one line, one `write`)."
+        "Append `call` (one line, one `write`, under the file lock)."
         text = canonical_json({**call.to_dict(), 'cached': False})
         line = (text + '\n').encode('utf-8')
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
                 n = os.write(fd, line)
                 if n != len(line): raise ModelError(f'{self.path}: short write ({n} of {len(line)} bytes)')
-            finally: os.close(fd)
+            finally: os.close(fd)                          # closing releases the lock
             self.entries[call.key] = text
 
     def models(self) -> list[str]:

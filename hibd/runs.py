@@ -386,12 +386,14 @@ def run_sweep(config_path: str | Path, # the sweep TOML
               model: str | None = None, # model spec overriding the config's
               base_url: str | None = None, # openai endpoint overriding the config's
               backend: Backend | None = None, # a ready backend object (local executor only)
-              progress: bool = True # show the tqdm progress bar
+              progress: bool = True, # show the tqdm progress bar
+              scheduler: str | None = None # a Dask scheduler address: run on its workers whatever the config's executor
              ) -> Path:
     "Run (or resume) the sweep in `config_path`; return the run directory."
     cfg = load_config(config_path)
     if model: cfg.model.spec = model
     if base_url: cfg.model.base_url = base_url
+    if scheduler: cfg.executor, cfg.scheduler = 'dask', scheduler
     tasks = resolve_tasks(cfg, str(config_path))
     reuse = reuse_files(cfg, config_path)
     run_dir = Path(out or Path('runs')/cfg.name)

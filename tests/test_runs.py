@@ -212,8 +212,9 @@ def test_dask_executor_matches_local(tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         cfg = write_config(tmp_path, name='loc', executor='dask', scheduler=cluster.scheduler_address)
         d = run_sweep(cfg, out=tmp_path/'dask', progress=False)
+        d2 = run_sweep(cfg_local, out=tmp_path/'dask2', progress=False, scheduler=cluster.scheduler_address)  # --scheduler
     assert json.loads((d/'status.json').read_text())['done'] == 4
-    assert keyed(d) == keyed(ref)
+    assert keyed(d) == keyed(ref) == keyed(d2)
 
 
 def test_failing_rollout_reported_and_left_for_resume(tmp_path):
