@@ -198,6 +198,16 @@ def test_prefix_reuse_in_whole_batches_is_bit_identical():
     assert all(t == want[i] and t[0] for i, t in got)
 
 @real
+def test_answers_do_not_depend_on_the_thread_count():
+    "One pinned one-thread worker per core (the Dask recipe) records what one two-thread process would: same text."
+    _llama(); _smollm2()
+    kw = dict(max_retries=0, max_tokens=64, temperature=0.7, seed=5)
+    one, two = (LocalBackend('smollm2-135m', n_threads=n) for n in (1, 2))
+    assert (one.settings['n_threads'], two.settings['n_threads']) == (1, 2)
+    a, b = one.elicit(MSGS, **kw).raw_texts, two.elicit(MSGS, **kw).raw_texts
+    assert a == b and a[0]
+
+@real
 def test_local_limits_bind(smol):
     short = smol.elicit(MSGS, max_retries=2, max_tokens=16)
     assert (short.ok, short.limit, short.attempts) == (False, 'max_tokens', 1) and short.raw_texts[0]
