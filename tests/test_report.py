@@ -351,7 +351,7 @@ def test_shipped_runs_report(name, tmp_path):
     done = {p.stem for p in (d/'rollouts').glob('*.jsonl')}
     man = json.loads((d/'manifest.json').read_text())['design']
     n = len(man['tasks']) * len(man['harnesses']) * len(man['seeds']) * len(man['K'])
-    assert len(cells) == n and len(done) > 0
+    assert len(cells) == n          # a run committed before its first rollout finished (its calls kept) lists every cell
     assert set(cells[cells.state != 'missing'].rollout) == done            # every committed rollout is read ...
     missing = cells[cells.state == 'missing']
     assert not set(missing.rollout) & done and len(missing) == n - len(done) * len(man['K'])   # ... every other cell listed
