@@ -87,19 +87,17 @@ class Cache:
     "Append-only JSONL of `Call` records by key (held as their JSON lines); thread-safe; one locked `write` per record."
     def __init__(self, path: str | Path, # the JSONL file (created on first write)
                  reuse=(), # other caches (paths or `Cache`s), read only: a hit there is copied into this one
+                 writable: bool = True # False: lookups only (the file must exist; a cut-off last line is left alone)
                 ):
         self.path, self._lock, self.entries, self._read, self._lines = Path(path), threading.Lock(), {}, 0, 0
-        if self.path.exists(): self._load()
+        if not writable and not self.path.is_file(): raise ModelError(f'{self.path}: no such cache file')
+        if self.path.exists(): self._load(write=writable)
         self.reuse = [c if isinstance(c, Cache) else Cache.read_only(c) for c in reuse]
 
     @classmethod
     def read_only(cls, path: str | Path) -> 'Cache':
         "The cache at `path` for lookups only: never written, a line being written by another process ignored."
-        c = cls.__new__(cls)
-        c.path, c._lock, c.entries, c.reuse, c._read, c._lines = Path(path), threading.Lock(), {}, [], 0, 0
-        if not c.path.is_file(): raise ModelError(f'{c.path}: no such cache file')
-        c._load(write=False)
-        return c
+        return cls(path, writable=False)
 
     def _load(self, write: bool = True):
         "Read the complete lines appended since the last read, under the file lock; `write`: drop a dead writer's cut-off line."

@@ -215,6 +215,7 @@ def test_dask_executor_matches_local(tmp_path):
         d2 = run_sweep(cfg_local, out=tmp_path/'dask2', progress=False, scheduler=cluster.scheduler_address)  # --scheduler
     assert json.loads((d/'status.json').read_text())['done'] == 4
     assert keyed(d) == keyed(ref) == keyed(d2)
+    assert json.loads((d2/'manifest.json').read_text())['config']['executor'] == 'dask'   # --scheduler really used Dask
 
 
 def test_failing_rollout_reported_and_left_for_resume(tmp_path):
