@@ -448,6 +448,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                            'hibd.runs._done': ('runs.html#_done', 'hibd/runs.py'),
                            'hibd.runs._field': ('runs.html#_field', 'hibd/runs.py'),
                            'hibd.runs._git': ('runs.html#_git', 'hibd/runs.py'),
+                           'hibd.runs._log_invocation': ('runs.html#_log_invocation', 'hibd/runs.py'),
                            'hibd.runs._run_dask': ('runs.html#_run_dask', 'hibd/runs.py'),
                            'hibd.runs._run_local': ('runs.html#_run_local', 'hibd/runs.py'),
                            'hibd.runs._tokens_of': ('runs.html#_tokens_of', 'hibd/runs.py'),

@@ -381,6 +381,14 @@ def _done(run_dir: Path) -> dict:
         else: warnings.warn(f'{p}: no end record; it will be redone'); p.unlink()
     return out
 
+def _log_invocation(run_dir: Path, cfg: SweepConfig, backend, todo: list) -> dict:
+    "Append this invocation's operational settings to `run_dir/invocations.jsonl`; return the record."
+    rec = {'started': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'pid': os.getpid(), 'git': _git(), 'executor': cfg.executor,
+           'scheduler': cfg.scheduler, 'cpus': sorted(os.sched_getaffinity(0)), 'rollouts_todo': len(todo),
+           'model_settings': getattr(backend, 'settings', None) if backend is not None else None}
+    with open(run_dir/'invocations.jsonl', 'a') as f: f.write(json.dumps(rec, sort_keys=True) + '\n')
+    return rec
+
 def run_sweep(config_path: str | Path, # the sweep TOML
               out: str | Path | None = None, # run directory (default runs/<name>)
               model: str | None = None, # model spec overriding the config's
@@ -420,6 +428,7 @@ def run_sweep(config_path: str | Path, # the sweep TOML
             man = old
         else:
             tmpm = mpath.with_suffix('.tmp'); tmpm.write_text(json.dumps(man, indent=1, sort_keys=True)); os.replace(tmpm, mpath)
+        _log_invocation(run_dir, cfg, backend, todo)
         budget = _Budget(cfg.limits, sum(e['tokens'] for e in done.values()))
         t0 = time.monotonic()
         with tqdm(total=sum(u.K + 1 for u in todo), desc=f'{cfg.name}: {len(todo)} rollouts', unit='step', disable=not progress) as bar:
