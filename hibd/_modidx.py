@@ -359,6 +359,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                              'hibd.report._has_final': ('report.html#_has_final', 'hibd/report.py'),
                              'hibd.report._has_steps': ('report.html#_has_steps', 'hibd/report.py'),
                              'hibd.report._html_table': ('report.html#_html_table', 'hibd/report.py'),
+                             'hibd.report._invocations': ('report.html#_invocations', 'hibd/report.py'),
                              'hibd.report._lines': ('report.html#_lines', 'hibd/report.py'),
                              'hibd.report._local_model': ('report.html#_local_model', 'hibd/report.py'),
                              'hibd.report._main': ('report.html#_main', 'hibd/report.py'),

@@ -188,6 +188,14 @@ def _lines(p: Path):
     "Number of non-empty lines of `p` (None if it does not exist)."
     return sum(1 for l in p.open('rb') if l.strip()) if p.is_file() else None
 
+def _invocations(p: Path) -> str:
+    "How many invocations `p` (a run's `invocations.jsonl`) logged, with their executors and llama.cpp thread counts."
+    if not p.is_file(): return 'none logged (the run predates invocations.jsonl; the manifest holds the first invocation)'
+    inv = [json.loads(l) for l in p.read_text().splitlines() if l.strip()]
+    ex = sorted({str(i.get('executor')) for i in inv})
+    th = sorted({(i.get('model_settings') or {}).get('n_threads') for i in inv} - {None})
+    return f"{len(inv)} (executor: {', '.join(ex)}" + (f"; llama.cpp threads: {', '.join(map(str, th))}" if th else '') + ')'
+
 def sec_header(d: RunData, s: Section):
     "Model, design, versions and counts."
     man, des = d.manifest, d.design
@@ -200,7 +208,8 @@ def sec_header(d: RunData, s: Section):
             ('horizon', 'announced (one rollout per K)' if des.get('announce_horizon') else 'shared (one rollout to K_max serves every K)'),
             ('temperature', des.get('temperature')), ('max retries', des.get('max_retries')), ('tokens per call', des.get('tokens_per_call')),
             ('git commit', f'{g.get("commit")}{" (dirty)" if g.get("dirty") else ""}'),
-            ('hibd version', (man.get('versions') or {}).get('hibd'))]
+            ('hibd version', (man.get('versions') or {}).get('hibd')),
+            ('invocations (invocations.jsonl)', _invocations(d.path/'invocations.jsonl'))]
     s.table('run', pd.DataFrame(rows, columns=['field', 'value']).astype({'value': str}), 'Design and provenance (manifest.json)')
     s.table('counts', _counts(d), 'Counts')
 
