@@ -385,7 +385,7 @@ def _log_invocation(run_dir: Path, cfg: SweepConfig, backend, todo: list) -> dic
     "Append this invocation's operational settings to `run_dir/invocations.jsonl`; return the record."
     rec = {'started': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'pid': os.getpid(), 'git': _git(), 'executor': cfg.executor,
            'scheduler': cfg.scheduler, 'cpus': sorted(os.sched_getaffinity(0)), 'rollouts_todo': len(todo),
-           'model_settings': getattr(backend, 'settings', None) if backend is not None else None}
+           'model_settings': getattr(backend, 'settings', None) if backend is not None and cfg.executor == 'local' else None}
     with open(run_dir/'invocations.jsonl', 'a') as f: f.write(json.dumps(rec, sort_keys=True) + '\n')
     return rec
 

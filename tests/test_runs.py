@@ -212,10 +212,13 @@ def test_dask_executor_matches_local(tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         cfg = write_config(tmp_path, name='loc', executor='dask', scheduler=cluster.scheduler_address)
         d = run_sweep(cfg, out=tmp_path/'dask', progress=False)
-        d2 = run_sweep(cfg_local, out=tmp_path/'dask2', progress=False, scheduler=cluster.scheduler_address)  # --scheduler
+        addr = cluster.scheduler_address
+        d2 = run_sweep(cfg_local, out=tmp_path/'dask2', progress=False, scheduler=addr)  # --scheduler
     assert json.loads((d/'status.json').read_text())['done'] == 4
     assert keyed(d) == keyed(ref) == keyed(d2)
     assert json.loads((d2/'manifest.json').read_text())['config']['executor'] == 'dask'   # --scheduler really used Dask
+    inv = [json.loads(l) for l in (d2/'invocations.jsonl').read_text().splitlines()]
+    assert [(i['executor'], i['scheduler'], i['model_settings']) for i in inv] == [('dask', addr, None)]   # one line per invocation
 
 
 def test_failing_rollout_reported_and_left_for_resume(tmp_path):
