@@ -4,7 +4,8 @@
 
 # %% ../nbs/07_runs.ipynb #7db2e56d
 from __future__ import annotations
-import hashlib, importlib.metadata, json, os, platform, socket, subprocess, sys, threading, time, tomllib, warnings
+import hashlib, importlib.metadata, json, os, platform, signal, socket, subprocess, sys, threading, time, tomllib, warnings
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -329,6 +330,17 @@ class _Budget:
         elif L.total_tokens is not None and self.tokens >= L.total_tokens: self.fired = 'total_tokens'
         return self.fired
 
+@contextmanager
+def _stop_on_sigterm(budget: _Budget):
+    "While the sweep runs, SIGTERM stops it like a limit (`budget.fired = 'SIGTERM'`); a second SIGTERM acts as before."
+    if threading.current_thread() is not threading.main_thread(): yield; return   # handlers live in the main thread only
+    def handler(signum, frame):
+        budget.fired = 'SIGTERM'; signal.signal(signal.SIGTERM, old)
+        print('hibd: SIGTERM: stopping at the next step; run the same command again to resume', file=sys.stderr)
+    old = signal.signal(signal.SIGTERM, handler)
+    try: yield
+    finally: signal.signal(signal.SIGTERM, old)
+
 _WORKER_BACKENDS: dict = {}
 
 def _dask_unit(u: Unit, run_dir: str, design: dict, run_id: str, spec: str, base_url, timeout, rollout_wall_s, deadline, reuse=()):
@@ -431,7 +443,7 @@ def run_sweep(config_path: str | Path, # the sweep TOML
         _log_invocation(run_dir, cfg, backend, todo)
         budget = _Budget(cfg.limits, sum(e['tokens'] for e in done.values()))
         t0 = time.monotonic()
-        with tqdm(total=sum(u.K + 1 for u in todo), desc=f'{cfg.name}: {len(todo)} rollouts', unit='step', disable=not progress) as bar:
+        with _stop_on_sigterm(budget), tqdm(total=sum(u.K + 1 for u in todo), desc=f'{cfg.name}: {len(todo)} rollouts', unit='step', disable=not progress) as bar:
             if cfg.executor == 'dask': ends = _run_dask(todo, run_dir, man['design'], man['run_id'], cfg, cfg.model.spec, cfg.model.base_url, budget, bar, reuse)
             else: ends = _run_local(todo, run_dir, man['design'], man['run_id'], backend, cfg, budget, bar)
         fin = [e for e in ends if e['kind'] == 'end']

@@ -4,14 +4,14 @@
 
 # %% ../nbs/02_sandbox.ipynb #1850a45f
 from __future__ import annotations
-import atexit, hashlib, inspect, json, os, select, shutil, signal, stat, subprocess, sys, tempfile, time, warnings, weakref
+import atexit, hashlib, inspect, json, os, select, shutil, signal, socket, stat, subprocess, sys, tempfile, time, warnings, weakref
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['TRUNCATION_MARKER', 'BWRAP', 'WORKDIR', 'SANDBOX_UID', 'HIDDEN', 'INSTALL_HINT', 'Limits', 'FileChange', 'Transition',
-           'SandboxError', 'Workspace']
+           'SandboxError', 'Workspace', 'clear_stale_workspaces']
 
 # %% ../nbs/02_sandbox.ipynb #432e9594
 @dataclass
@@ -320,6 +320,15 @@ def _rmtree(p):
             os.chmod(os.path.dirname(path), 0o700); fn(path)
     shutil.rmtree(p, onexc=fix) if sys.version_info >= (3, 12) else shutil.rmtree(p, onerror=lambda fn, path, ei: fix(fn, path, ei[1]))
 
+_OWNER = 'owner.json'   # in each workspace's temp dir: which process on which host made it
+
+def _proc_start(pid: int) -> int | None:
+    "When process `pid` started (clock ticks after boot, field 22 of /proc/PID/stat); None if there is no such process."
+    try: return int(Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[19])
+    except (OSError, IndexError, ValueError): return None
+
+def _owner() -> dict: return {'pid': os.getpid(), 'host': socket.gethostname(), 'start': _proc_start(os.getpid())}
+
 def _resolve(x) -> tuple[Path, tuple, str]:
     "`(repo dir, setup commands, name)` of a task-like object or a directory."
     if hasattr(x, 'repo'): repo, setup, name = Path(x.repo), tuple(getattr(x, 'setup', ()) or ()), str(getattr(x, 'id', Path(x.repo).parent.name))
@@ -346,9 +355,11 @@ class Workspace:
         self.sandboxed = found is not None
         if not self.sandboxed:
             warnings.warn(f'{name}: bubblewrap not found, running commands UNSANDBOXED on the host (allow_unsandboxed=True)', stacklevel=2)
+        _clear_stale_once()
         self.root = Path(tempfile.mkdtemp(prefix=f'hibd-{name}-'))
         self.path, self._hashes, self._ckpts = self.root/'repo', {}, {}
         try:
+            (self.root/_OWNER).write_text(json.dumps(_owner()))
             shutil.copytree(src, self.path, symlinks=True, ignore=_no_specials)
             self._own(self.path)
             self._session = _Session(self.path, self.root, self.sandboxed, found or bwrap)
@@ -370,6 +381,32 @@ class Workspace:
     def __del__(self):
         try: self.close()
         except Exception: pass
+
+# %% ../nbs/02_sandbox.ipynb #b6bb9990
+def clear_stale_workspaces(tmp: str | Path | None = None # where workspaces are made (default: the system temp dir)
+                          ) -> list[Path]:
+    "Delete the workspaces in `tmp` whose owning process on this host is gone; return their paths."
+    host, gone = socket.gethostname(), []
+    for d in sorted(Path(tmp or tempfile.gettempdir()).glob('hibd-*')):
+        try: o = json.loads((d/_OWNER).read_text())
+        except (OSError, ValueError): continue                # no owner record: not ours to judge
+        if o.get('host') != host or not isinstance(o.get('pid'), int) or o.get('start') is None: continue
+        if _proc_start(o['pid']) == o['start']: continue      # the owner is alive (a reused PID started later)
+        try: _rmtree(d); gone.append(d)
+        except OSError: pass                                  # another process got there first
+    return gone
+
+# %% ../nbs/02_sandbox.ipynb #7d9fbfa5
+_CLEARED = False
+
+def _clear_stale_once():
+    "The first workspace of a process clears those left by killed processes."
+    global _CLEARED
+    if _CLEARED: return
+    _CLEARED = True
+    gone = clear_stale_workspaces()
+    if gone: warnings.warn(f'removed {len(gone)} workspace(s) left by killed processes in {gone[0].parent}: '
+                           + ', '.join(d.name for d in gone[:5]) + (' ...' if len(gone) > 5 else ''), stacklevel=3)
 
 # %% ../nbs/02_sandbox.ipynb #eecfa3b0
 @patch

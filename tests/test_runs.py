@@ -1,4 +1,4 @@
-"Sweeps: config errors, resume after SIGKILL, the lock, zero calls on a finished rerun, limits, the pairs table, Dask."
+"Sweeps: config errors, resume after SIGKILL, a clean stop on SIGTERM, the lock, zero calls on a finished rerun, limits, the pairs table, Dask."
 import json, os, re, signal, subprocess, sys, time, warnings
 from pathlib import Path
 import pytest
@@ -133,6 +133,40 @@ def test_resume_after_sigkill_and_lock(tmp_path):
     assert keyed(out) == keyed(ref)                                            # exactly the uninterrupted run
     ids = [(r['rollout_id'], r['step']) for r in read_rollouts(out)]
     assert len(ids) == len(set(ids)) == 6 * 4                                  # nothing duplicated
+
+
+def test_sigterm_stops_cleanly_and_resumes(tmp_path):
+    "SIGTERM to `hibd run`: exit 143, no half-written rollout, lock released, workspaces deleted; the resume equals an uninterrupted run."
+    cfg = write_config(tmp_path, harnesses=['H0', 'H1', 'H2'])
+    ref = run_sweep(cfg, out=tmp_path/'ref', progress=False)
+    out, ws = tmp_path/'termed', tmp_path/'ws'
+    ws.mkdir()
+    prog = 'import sys; from hibd.cli import main; sys.argv[0] = "hibd"; main()'
+    proc = subprocess.Popen([sys.executable, '-c', prog, 'run', str(cfg), '--out', str(out)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env={**os.environ, 'TMPDIR': str(ws)})
+    try:
+        t0 = time.time()
+        while time.time() - t0 < 240:   # wait for a finished rollout, one being written, and at least three not started
+            done = list((out/'rollouts').glob('*.jsonl')) if out.exists() else []
+            tmp = list((out/'rollouts').glob('.*.tmp')) if out.exists() else []
+            if 1 <= len(done) <= 2 and tmp and tmp[0].stat().st_size > 0: break
+            assert proc.poll() is None and len(done) <= 2, proc.stderr.read().decode()[-2000:]
+            time.sleep(0.05)
+        else: pytest.fail('the sweep never reached a mid-rollout state')
+        assert list(ws.glob('hibd-*'))                                         # its workspace is open
+        proc.send_signal(signal.SIGTERM); rc = proc.wait(120)
+        err = proc.stderr.read().decode()
+    finally:
+        if proc.poll() is None: proc.kill()
+        proc.stderr.close()
+    assert rc == 143, err[-2000:]
+    assert 'SIGTERM: stopping at the next step' in err
+    st = json.loads((out/'status.json').read_text())
+    assert st['stopped_by'] == 'SIGTERM' and st['pending'] >= 3, st
+    assert not list((out/'rollouts').glob('.*.tmp')) and not (out/'.lock').exists()
+    assert not list(ws.glob('hibd-*'))                                         # every workspace closed and deleted
+    run_sweep(cfg, out=out, progress=False)
+    assert keyed(out) == keyed(ref)                                            # exactly the uninterrupted run
 
 
 def test_live_lock_refuses(tmp_path):
