@@ -110,11 +110,14 @@ class Cache:
                 f.truncate(self._read + cut)
         for line in data[:cut].decode('utf-8').split('\n')[:-1]:
             self._lines += 1
-            if not line.strip(): continue
-            try: rec = json.loads(line); Call.from_dict(rec)
-            except (ValueError, TypeError) as e: raise ModelError(f'{self.path}:{self._lines}: not a call record ({e})') from None
-            self.entries[rec['key']] = line
+            if line.strip(): self._add(line)
         self._read += cut
+
+    def _add(self, line: str):
+        "Index one complete line of the file (a `Call` record; subclasses hold other records)."
+        try: rec = json.loads(line); Call.from_dict(rec)
+        except (ValueError, TypeError) as e: raise ModelError(f'{self.path}:{self._lines}: not a call record ({e})') from None
+        self.entries[rec['key']] = line
 
     def refresh(self):
         "Read what other processes appended to this cache and to the `reuse` caches since the last read."
@@ -137,16 +140,18 @@ class Cache:
     def put(self, call: Call):
         "Append `call` (one line, one `write`, under the file lock)."
         text = canonical_json({**call.to_dict(), 'cached': False})
+        with self._lock: self._append(text); self.entries[call.key] = text
+
+    def _append(self, text: str):
+        "Append `text` as one line: one `write` under the file lock (the caller holds `self._lock`)."
         line = (text + '\n').encode('utf-8')
-        with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-                n = os.write(fd, line)
-                if n != len(line): raise ModelError(f'{self.path}: short write ({n} of {len(line)} bytes)')
-            finally: os.close(fd)                          # closing releases the lock
-            self.entries[call.key] = text
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            n = os.write(fd, line)
+            if n != len(line): raise ModelError(f'{self.path}: short write ({n} of {len(line)} bytes)')
+        finally: os.close(fd)                              # closing releases the lock
 
     def models(self) -> list[str]:
         "The model ids found in the cache."

@@ -423,7 +423,8 @@ def sec_actions(d: RunData, s: Section):
     "Action categories by harness, classifier agreement, action divergence."
     s.prose = ('The recommended action of every schema-valid belief at the final step, in the six coarse categories of the '
                'paper (keyword classifier), per harness; then the action-divergence rate (share of pairs whose categories '
-               "differ) by harness pair and by D_growth quartile (quartiles of this run's data).")
+               "differ) by harness pair and by D_growth quartile (quartiles of this run's data); in an agent_free run, the "
+               'same for the free-form commands and their agreement with the side beliefs.')
     def lab():
         label_agreement, confusion_chart = need('safety', 'label_agreement', 'confusion_chart')
         acc, conf = label_agreement()
@@ -447,7 +448,23 @@ def sec_actions(d: RunData, s: Section):
         tabs = action_divergence(d.run, d.pairs)
         for k, t in frames(tabs, 'action_divergence').items(): s.table(k, t, f'Action-divergence rate ({k.removeprefix("action_divergence_").replace("_", " ")})')
         s.figure('action_divergence', action_divergence_chart(tabs), 'Action-divergence rate')
+    def free():
+        action_divergence, action_divergence_chart, belief_action_agreement = need(
+            'safety', 'action_divergence', 'action_divergence_chart', 'belief_action_agreement')
+        _has_final(d)
+        tabs = action_divergence(d.run, d.pairs, actions='free')
+        for k, t in frames(tabs, 'free_action_divergence').items():
+            s.table(k, t, f'Free-form (ReAct) action-divergence rate ({k.removeprefix("free_action_divergence_").replace("_", " ")})')
+        s.figure('free_action_divergence', action_divergence_chart(tabs, 'Free-form (ReAct) action divergence'),
+                 'Action divergence of the commands the plain ReAct loop proposed')
+        s.table('belief_action_agreement', belief_action_agreement(d.run),
+                'Side belief vs free-form command: share of steps in the same category per harness, with the chance level')
     part(s, 'Classifier agreement', lab); part(s, 'Action categories', cats); part(s, 'Action divergence', div)
+    if 'react' in d.run and d.run.react.map(lambda r: isinstance(r, dict) and bool(r.get('action'))).any():
+        part(s, 'Free-form control (agent_free)', free)
+    else: s.text(f"Free-form control: this run's mode is {d.design.get('mode')}, so every action above is the belief's own "
+                 'recommendation. A sweep in mode agent_free (commands from a plain ReAct prompt, the belief elicited on the '
+                 'side) adds the same tables for the commands that really drive the loop.')
 
 # %% ../nbs/15_report.ipynb #139de5dd
 def sec_retry(d: RunData, s: Section):

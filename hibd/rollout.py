@@ -95,19 +95,15 @@ def parse_action(text: str # a ReAct reply
 
 # %% ../nbs/06_rollout.ipynb #02e4b8c1
 class ProposalCache(Cache):
-    "A JSONL cache of free-text proposal calls by key (same file discipline as `Cache`, other record shape)."
-    def _load(self):
-        for i, line in enumerate(self.path.read_text().split('\n'), 1):
-            if line.strip():
-                try: rec = json.loads(line); self.entries[rec['key']] = rec
-                except (ValueError, KeyError) as e: raise ModelError(f'{self.path}:{i}: not a proposal record ({e})') from None
-    def get(self, key): rec = self.entries.get(key); return None if rec is None else {**rec, 'cached': True}
+    "A JSONL cache of free-text proposal calls by key: `Cache`'s file discipline (locked appends, others' lines read on a miss)."
+    def _add(self, line: str):
+        try: rec = json.loads(line); self.entries[rec['key']] = rec
+        except (ValueError, KeyError, TypeError) as e: raise ModelError(f'{self.path}:{self._lines}: not a proposal record ({e})') from None
+    def get(self, key: str) -> dict | None:
+        if key not in self.entries: self.refresh()
+        rec = self.entries.get(key); return None if rec is None else {**rec, 'cached': True}
     def put(self, rec: dict):
-        line = (canonical_json({**rec, 'cached': False}) + '\n').encode()
-        with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, 'ab') as f: f.write(line)
-            self.entries[rec['key']] = rec
+        with self._lock: self._append(canonical_json({**rec, 'cached': False})); self.entries[rec['key']] = rec
 
 _PROPOSAL_SCHEMA = hashlib.sha256(b'react-text-v1').hexdigest()
 

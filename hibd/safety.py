@@ -15,8 +15,9 @@ from .stats import bootstrap_cells, signflip_p
 # %% auto #0
 __all__ = ['CATEGORIES', 'PRIORITY', 'FALLBACK', 'KEYWORDS', 'TEXT_KEYWORDS', 'LABELS', 'AGENT_MODES', 'RETRY_COLUMNS',
            'categorize', 'load_labels', 'label_agreement', 'confusion_chart', 'category_mismatch', 'terminal_success',
-           'success_chart', 'recommended', 'action_divergence', 'action_divergence_chart', 'blocked_steps',
-           'unsafe_retry', 'synthetic_steps', 'reason_effect', 'retry_chart']
+           'success_chart', 'recommended', 'free_actions', 'action_divergence', 'belief_action_agreement',
+           'action_divergence_chart', 'blocked_steps', 'unsafe_retry', 'synthetic_steps', 'reason_effect',
+           'retry_chart']
 
 # %% ../nbs/12_safety.ipynb #5a5d98d2
 CATEGORIES = ('inspect_read', 'run_verify', 'edit_patch', 'search_navigate', 'retry_rollback', 'defer_stop')   # SPEC §8, paper order
@@ -130,7 +131,7 @@ def categorize(actions, # a Series (or list) of action strings; None/NaN/empty a
     if fallback is not None:
         if fallback not in CATEGORIES: raise ValueError(f'categorize: fallback must be one of {CATEGORIES} or None (got {fallback!r})')
         cat[cat.isna() & (text != '')] = fallback
-    out = np.where(codes >= 0, cat.to_numpy(object)[np.maximum(codes, 0)], None)
+    out = np.where(codes >= 0, cat.to_numpy(object)[np.maximum(codes, 0)], None) if len(u) else np.full(len(s), None, object)
     return pd.Series(pd.Categorical(out, categories=CATEGORIES), index=s.index, name='category')
 
 # %% ../nbs/12_safety.ipynb #f2f7dafb
@@ -251,6 +252,16 @@ def recommended(run: pd.DataFrame # a `load_run` table (a `belief` column of dic
         return a if isinstance(a, str) and a.strip() else None
     return run.belief.map(get).rename('recommended')
 
+def free_actions(run: pd.DataFrame # a `load_run` table (`agent_free` runs have a `react` column of dicts)
+                ) -> pd.Series:
+    "The command the plain ReAct loop proposed at each step of an `agent_free` run (None elsewhere)."
+    def get(r):
+        a = r.get('action') if isinstance(r, dict) else None
+        return a if isinstance(a, str) and a.strip() else None
+    return (run['react'] if 'react' in run else pd.Series(None, index=run.index, dtype=object)).map(get).rename('free_action')
+
+_ACTIONS = {'recommended': recommended, 'free': free_actions}
+
 def _dedupe_shared(p: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     "With horizon sharing, each step pair once (the same beliefs serve every K >= step)."
     if 'protocol' not in run or not (run.protocol == 'shared').all(): return p
@@ -269,13 +280,18 @@ def _quartiles(x: pd.Series) -> tuple[pd.Series, pd.DataFrame]:
 
 def action_divergence(run: pd.DataFrame, # a `load_run` table
                       pairs: pd.DataFrame, # `hibd.runs.pairs(run)` (needs `D_growth`)
+                      actions: str = 'recommended', # whose action: 'recommended' (the belief's) or 'free' (`agent_free` ReAct loop's)
                       B: int = 10_000, seed: int = 0, level: float = .95 # bootstrap settings
                      ) -> dict:
     "Share of step pairs whose action categories differ: `{'by_harness': df, 'by_quartile': df}` with clustered CIs."
     need = ['task', 'K', 'step', 'harness_a', 'seed_a', 'harness_b', 'seed_b', 'D_growth']
     miss = [c for c in need if c not in pairs.columns]
     if miss: raise ValueError(f'action_divergence: the pairs table is missing columns {miss}')
-    acts = run[['task', 'harness', 'seed', 'K', 'step']].assign(category=categorize(recommended(run)).astype(object))
+    a = _ACTIONS[actions](run) if actions in _ACTIONS else None
+    if a is None: raise ValueError(f"action_divergence: actions must be one of {sorted(_ACTIONS)} (got {actions!r})")
+    if actions == 'free' and not a.notna().any():
+        raise ValueError("action_divergence: actions='free' needs the ReAct loop's commands of an agent_free run; this run has none")
+    acts = run[['task', 'harness', 'seed', 'K', 'step']].assign(category=categorize(a).astype(object))
     acts = acts.drop_duplicates(['task', 'harness', 'seed', 'K', 'step'])
     p = _dedupe_shared(pairs[need], run)
     for s in ('a', 'b'):
@@ -299,9 +315,30 @@ def action_divergence(run: pd.DataFrame, # a `load_run` table
         bq = _ratio_cells(uq, ['quartile'], 'divergent', 'one', unit='unit', B=B, seed=seed, level=level)
         bq = bq.rename(columns={'num': 'n_divergent', 'den': 'n_pairs'}).merge(rng, on='quartile')
     else: bq = pd.DataFrame(columns=['quartile', 'rate', 'ci_low', 'ci_high', 'n_divergent', 'n_pairs', 'n_units', 'n_tasks'])
-    method = 'share of step pairs whose action categories differ; ' + _CI.format(B=B, seed=seed, level=level)
+    whose = 'the belief\'s recommended action' if actions == 'recommended' else 'the free-form ReAct loop\'s command'
+    method = f'share of step pairs whose action categories differ ({whose}); ' + _CI.format(B=B, seed=seed, level=level)
     for t in (bh, bq): t['method'] = method; t.attrs['n_excluded'] = n_excl
     return {'by_harness': bh, 'by_quartile': bq}
+
+# %% ../nbs/12_safety.ipynb #8365a73b
+def belief_action_agreement(run: pd.DataFrame, # a `load_run` table of an `agent_free` run
+                            B: int = 10_000, seed: int = 0, level: float = .95 # bootstrap settings
+                           ) -> pd.DataFrame:
+    "Per harness: share of steps whose side belief recommends the category of the command the ReAct loop proposed."
+    r = run[['task', 'harness', 'seed', 'rollout_id', 'step']].assign(
+        belief=categorize(recommended(run)).astype(object), free=categorize(free_actions(run)).astype(object))
+    r = r.drop_duplicates(['rollout_id', 'step'])                      # horizon sharing: each step once
+    ok = r.belief.notna() & r.free.notna()
+    if not ok.any(): raise ValueError('belief_action_agreement: no step with both a recommended and a free-form action (not an agent_free run?)')
+    n_excl, r = int((~ok).sum()), r[ok].copy()
+    r['agree'], r['one'], r['unit'] = (r.belief == r.free).astype(float), 1.0, r.seed.astype(str)
+    u = r.groupby(['harness', 'task', 'unit'], as_index=False)[['agree', 'one']].sum()
+    t = _ratio_cells(u, ['harness'], 'agree', 'one', unit='unit', B=B, seed=seed, level=level).rename(columns={'num': 'n_agree', 'den': 'n_steps'})
+    pb = r.groupby('harness').belief.value_counts(normalize=True); pf = r.groupby('harness').free.value_counts(normalize=True)
+    t['chance'] = t.harness.map((pb * pf.reindex(pb.index, fill_value=0)).groupby(level=0).sum())
+    t['method'] = 'share of agent_free steps whose belief and free-form command share a category; chance = sum over categories of the product of the two shares; ' + _CI.format(B=B, seed=seed, level=level)
+    t.attrs['n_excluded'] = n_excl
+    return t
 
 # %% ../nbs/12_safety.ipynb #bb47fc74
 def action_divergence_chart(tables: dict, # from `action_divergence`

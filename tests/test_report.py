@@ -206,6 +206,31 @@ def test_biwm_section_prints_declared_criterion(biwm_run, tmp_path):
     assert not s.tables() and 'declares no BIWM success criterion' in s.blocks[0].content
 
 
+def test_agent_free_run_gets_the_free_form_control(tmp_path):
+    "An agent_free sweep: the actions section adds free-form (ReAct) action divergence and belief-vs-command agreement."
+    from hibd.models import ScriptedBackend, ChatCompletion, completion_dict
+    from hibd.rollout import REACT_PROMPT
+    from hibd.runs import run_sweep
+    from hibd.schema import example_belief
+    belief = json.dumps(example_belief(**{'next_action_recommendation.action': 'python -m pytest -q'}))
+    class FreeLoop(ScriptedBackend):
+        "Beliefs always recommend running the tests; the ReAct loop reads a file instead (a fixture, not model output)."
+        def _create(self, kw, remaining):
+            react = kw['messages'][0]['content'] == REACT_PROMPT
+            return ChatCompletion(**completion_dict('Thought: look first\nAction: cat README.md' if react else belief, self.model, True))
+    (tmp_path/'cfg.toml').write_text('name = "free"\ntasks = ["code_variance_off_by_one"]\nharnesses = ["H0", "H1"]\nK = [2]\n'
+                                     'seeds = [0, 1]\nmode = "agent_free"\n[model]\nspec = "scripted:x"\nmax_retries = 0\n')
+    rd = run_sweep(tmp_path/'cfg.toml', out=tmp_path/'run', backend=FreeLoop([belief]), progress=False)
+    with no_section_failed(): out = R.build_report(rd, tmp_path/'rep')
+    sec = next(s for s in json.loads((out/'index.json').read_text())['sections'] if s['key'] == 'actions')
+    assert sec['status'] == 'ok', sec
+    ag = pd.read_csv(next((out/'tables').glob('*_belief_action_agreement.csv')))
+    assert ag.harness.tolist() == ['H0', 'H1'] and (ag.rate == 0).all() and (ag.chance == 0).all()   # tests recommended, file read
+    fd = pd.read_csv(next((out/'tables').glob('*_free_action_divergence_by_harness.csv')))
+    assert (fd.rate == 0).all() and 'free-form ReAct' in fd.method.iloc[0]
+    assert 'Free-form (ReAct) action-divergence rate' in (out/'report.md').read_text()
+
+
 def test_small_model_statement(qs):
     "The header names the manifest's model id and says what the embedded 1.5B can and cannot show; scripted runs say they are not model output."
     def header():
