@@ -272,3 +272,14 @@ def test_k20_slice_config():
     assert k20.K == list(range(1, 21)) and len(resolve_tasks(k20)) == 1 and k20.harnesses == rec.harnesses
     assert (k20.temperature, k20.mode, k20.seeds[0]) == (rec.temperature, rec.mode, 0) and k20.reuse == ['../data/runs/record_code']
     assert sum(u.K + 1 for u in units(k20, resolve_tasks(k20))) == 7 * 21
+
+
+def test_free_control_config():
+    "The referee's free-form control: agent_free over code tasks, sampling as the replay record so its step-0 calls are reused."
+    from hibd.runs import resolve_tasks, units
+    root = Path(__file__).parent.parent/'configs'
+    fc, rec = load_config(root/'free_control.toml'), load_config(root/'record_code.toml')
+    tasks = resolve_tasks(fc, str(root/'free_control.toml'))
+    assert fc.mode == 'agent_free' and {t.group for t in tasks} == {'code'} and len(tasks) == 4
+    assert set(fc.harnesses) < set(rec.harnesses) and fc.seeds == rec.seeds and fc.temperature == rec.temperature
+    assert fc.reuse == ['../data/runs/record_code'] and sum(u.K + 1 for u in units(fc, tasks)) == 4 * 3 * 2 * 6
