@@ -61,9 +61,13 @@ def run(config, out, model, base_url, scheduler):
     "Run or resume the sweep in CONFIG; print D_belief/D_arrival/D_growth per harness pair and K."
     d = run_sweep(config, out=out, model=model, base_url=base_url, scheduler=scheduler)
     click.echo(f'run directory: {d}')
-    if json.loads((d/'status.json').read_text()).get('stopped_by') == 'SIGTERM': sys.exit(128 + 15)   # as if SIGTERM had killed it
+    st = json.loads((d/'status.json').read_text())
+    if st.get('stopped_by') == 'SIGTERM': sys.exit(128 + 15)   # as if SIGTERM had killed it
     tab = summary_table(d)
-    if not len(tab): click.echo('no finished rollouts to compare yet; run the same command again to resume'); return
+    if not len(tab):
+        click.echo('no finished rollouts to compare yet; run the same command again to resume' if st.get('pending') else
+                   'every rollout is finished, but there is no pair to compare (one harness and one seed per task)')
+        return
     with pd.option_context('display.width', 200, 'display.max_columns', 20):
         click.echo(tab.to_string(index=False))
 
