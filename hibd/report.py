@@ -460,7 +460,7 @@ def sec_actions(d: RunData, s: Section):
         s.table('belief_action_agreement', belief_action_agreement(d.run),
                 'Side belief vs free-form command: share of steps in the same category per harness, with the chance level')
     part(s, 'Classifier agreement', lab); part(s, 'Action categories', cats); part(s, 'Action divergence', div)
-    if 'react' in d.run and d.run.react.map(lambda r: isinstance(r, dict) and bool(r.get('action'))).any():
+    if len(d.run) and need('safety', 'free_actions')[0](d.run).notna().any():
         part(s, 'Free-form control (agent_free)', free)
     else: s.text(f"Free-form control: this run's mode is {d.design.get('mode')}, so every action above is the belief's own "
                  'recommendation. A sweep in mode agent_free (commands from a plain ReAct prompt, the belief elicited on the '

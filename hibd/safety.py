@@ -287,8 +287,8 @@ def action_divergence(run: pd.DataFrame, # a `load_run` table
     need = ['task', 'K', 'step', 'harness_a', 'seed_a', 'harness_b', 'seed_b', 'D_growth']
     miss = [c for c in need if c not in pairs.columns]
     if miss: raise ValueError(f'action_divergence: the pairs table is missing columns {miss}')
-    a = _ACTIONS[actions](run) if actions in _ACTIONS else None
-    if a is None: raise ValueError(f"action_divergence: actions must be one of {sorted(_ACTIONS)} (got {actions!r})")
+    if actions not in _ACTIONS: raise ValueError(f"action_divergence: actions must be one of {sorted(_ACTIONS)} (got {actions!r})")
+    a = _ACTIONS[actions](run)
     if actions == 'free' and not a.notna().any():
         raise ValueError("action_divergence: actions='free' needs the ReAct loop's commands of an agent_free run; this run has none")
     acts = run[['task', 'harness', 'seed', 'K', 'step']].assign(category=categorize(a).astype(object))

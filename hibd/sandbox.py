@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_sandbox.ipynb #1850a45f
 from __future__ import annotations
-import atexit, hashlib, inspect, json, os, select, shutil, signal, socket, stat, subprocess, sys, tempfile, time, warnings, weakref
+import atexit, functools, hashlib, inspect, json, os, select, shutil, signal, socket, stat, subprocess, sys, tempfile, time, warnings, weakref
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
@@ -397,13 +397,9 @@ def clear_stale_workspaces(tmp: str | Path | None = None # where workspaces are 
     return gone
 
 # %% ../nbs/02_sandbox.ipynb #7d9fbfa5
-_CLEARED = False
-
+@functools.cache
 def _clear_stale_once():
     "The first workspace of a process clears those left by killed processes."
-    global _CLEARED
-    if _CLEARED: return
-    _CLEARED = True
     gone = clear_stale_workspaces()
     if gone: warnings.warn(f'removed {len(gone)} workspace(s) left by killed processes in {gone[0].parent}: '
                            + ', '.join(d.name for d in gone[:5]) + (' ...' if len(gone) > 5 else ''), stacklevel=3)
