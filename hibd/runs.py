@@ -18,7 +18,7 @@ from .harnesses import HARNESSES, get_harness
 from .metrics import divergence
 from .models import Backend, Cache, ModelError, ScriptedBackend, canonical_json, get_backend, file_sha256
 from .rollout import MODES, ProposalCache, Stopped, rollout, rollout_id
-from .sandbox import _proc_start
+from .sandbox import this_process, process_alive
 from .stats import ID_COLUMNS, check_pairs, describe
 from .tasks import GROUPS, Task, load_tasks
 
@@ -185,22 +185,11 @@ def make_backend(spec: str, # local | local:NAME | openai:<model> | replay | rep
 class RunLocked(RuntimeError):
     "Another live process is writing this run directory."
 
-def _alive(held: dict) -> bool:
-    "Is the lock holder `held` (pid, and process start time where /proc has one) still running here?"
-    pid, start = held.get('pid'), held.get('start')
-    if not isinstance(pid, int): return False
-    if start is not None: return _proc_start(pid) == start   # a reused PID has another start time
-    try: os.kill(pid, 0)
-    except ProcessLookupError: return False
-    except PermissionError: return True
-    return True
-
 class RunLock:
     "An exclusive lock on a run directory (`.lock` created with O_EXCL); a dead writer's lock is reported and cleared."
     def __init__(self, run_dir: str | Path): self.path = Path(run_dir)/'.lock'; self.cleared = None
     def acquire(self):
-        me = {'pid': os.getpid(), 'host': socket.gethostname(), 'start': _proc_start(os.getpid()),
-              'started': time.strftime('%Y-%m-%dT%H:%M:%S%z')}
+        me = {**this_process(), 'started': time.strftime('%Y-%m-%dT%H:%M:%S%z')}
         for _ in range(3):
             try: fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
@@ -210,7 +199,7 @@ class RunLock:
                 if host not in (None, me['host']):
                     raise RunLocked(f'{self.path.parent}: locked by PID {pid} on host {host} since {held.get("started")}; '
                                     f'if that process is gone, delete {self.path}')
-                if _alive(held):
+                if process_alive(held):
                     raise RunLocked(f'{self.path.parent}: another sweep (PID {pid}, since {held.get("started")}) is writing this '
                                     'run directory; wait for it to finish or stop it, then re-run to resume')
                 warnings.warn(f'{self.path.parent}: removing a stale lock of PID {pid} (that process is gone; it was probably killed)')

@@ -11,7 +11,7 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['TRUNCATION_MARKER', 'BWRAP', 'WORKDIR', 'SANDBOX_UID', 'HIDDEN', 'INSTALL_HINT', 'Limits', 'FileChange', 'Transition',
-           'SandboxError', 'Workspace', 'clear_stale_workspaces']
+           'SandboxError', 'Workspace', 'this_process', 'process_alive', 'clear_stale_workspaces']
 
 # %% ../nbs/02_sandbox.ipynb #432e9594
 @dataclass
@@ -322,13 +322,6 @@ def _rmtree(p):
 
 _OWNER = 'owner.json'   # in each workspace's temp dir: which process on which host made it
 
-def _proc_start(pid: int) -> int | None:
-    "When process `pid` started (clock ticks after boot, field 22 of /proc/PID/stat); None if there is no such process."
-    try: return int(Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[19])
-    except (OSError, IndexError, ValueError): return None
-
-def _owner() -> dict: return {'pid': os.getpid(), 'host': socket.gethostname(), 'start': _proc_start(os.getpid())}
-
 def _resolve(x) -> tuple[Path, tuple, str]:
     "`(repo dir, setup commands, name)` of a task-like object or a directory."
     if hasattr(x, 'repo'): repo, setup, name = Path(x.repo), tuple(getattr(x, 'setup', ()) or ()), str(getattr(x, 'id', Path(x.repo).parent.name))
@@ -359,7 +352,7 @@ class Workspace:
         self.root = Path(tempfile.mkdtemp(prefix=f'hibd-{name}-'))
         self.path, self._hashes, self._ckpts = self.root/'repo', {}, {}
         try:
-            (self.root/_OWNER).write_text(json.dumps(_owner()))
+            (self.root/_OWNER).write_text(json.dumps(this_process()))
             shutil.copytree(src, self.path, symlinks=True, ignore=_no_specials)
             self._own(self.path)
             self._session = _Session(self.path, self.root, self.sandboxed, found or bwrap)
@@ -383,6 +376,28 @@ class Workspace:
         except Exception: pass
 
 # %% ../nbs/02_sandbox.ipynb #b6bb9990
+def _proc_start(pid: int) -> int | None:
+    "When process `pid` started (clock ticks after boot, field 22 of /proc/PID/stat); None if there is no such process."
+    try: return int(Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[19])
+    except (OSError, IndexError, ValueError): return None
+
+# %% ../nbs/02_sandbox.ipynb #6ea37293
+def this_process() -> dict:
+    "`{pid, host, start}` of the running process, as `process_alive` reads it back."
+    return {'pid': os.getpid(), 'host': socket.gethostname(), 'start': _proc_start(os.getpid())}
+
+def process_alive(rec: dict # a `this_process` record (`start` may be missing where the writer had no /proc)
+                 ) -> bool:
+    "Is the process of `rec` still running on this host (same PID and, where recorded, same start time)?"
+    pid, start = rec.get('pid'), rec.get('start')
+    if not isinstance(pid, int): return False
+    if start is not None: return _proc_start(pid) == start   # a reused PID has another start time
+    try: os.kill(pid, 0)
+    except ProcessLookupError: return False
+    except PermissionError: return True                      # alive, owned by another user
+    return True
+
+# %% ../nbs/02_sandbox.ipynb #c09b51b1
 def clear_stale_workspaces(tmp: str | Path | None = None # where workspaces are made (default: the system temp dir)
                           ) -> list[Path]:
     "Delete the workspaces in `tmp` whose owning process on this host is gone; return their paths."
@@ -390,8 +405,8 @@ def clear_stale_workspaces(tmp: str | Path | None = None # where workspaces are 
     for d in sorted(Path(tmp or tempfile.gettempdir()).glob('hibd-*')):
         try: o = json.loads((d/_OWNER).read_text())
         except (OSError, ValueError): continue                # no owner record: not ours to judge
-        if o.get('host') != host or not isinstance(o.get('pid'), int) or o.get('start') is None: continue
-        if _proc_start(o['pid']) == o['start']: continue      # the owner is alive (a reused PID started later)
+        if o.get('host') != host or o.get('start') is None: continue   # another host's, or no start time: not ours to judge
+        if process_alive(o): continue                          # the owner is alive
         try: _rmtree(d); gone.append(d)
         except OSError: pass                                  # another process got there first
     return gone
