@@ -113,6 +113,13 @@ def _floor_p(p, metrics):
     return (long.groupby(['harness_a', 'harness_b', 'K', 'metric'])['d']
                 .agg(lambda v: signflip_p(v.to_numpy(), 'greater')).rename('p').reset_index())
 
+def _same_prompt(p, t):
+    "Per row of `t`: the share of its (pair, K) cross rows in `p` whose two prompts were the same (NaN if unknown)."
+    if 'same_prompt' not in p: return np.nan
+    c = cross(p)
+    share = c.assign(s=c.same_prompt.astype('Float64')).groupby(['harness_a', 'harness_b', 'K']).s.mean().astype(float)
+    return [float(share.get((a, b, k), np.nan)) for a, b, k in zip(t.harness_a, t.harness_b, t.K)]
+
 def main_table(pairs: pd.DataFrame, # a pairs table (`hibd.runs.pairs`)
                weights='paper', # weights of `D_belief` (recomputed from the components); None: use the table's columns
                ref: str | None = 'H0', # the reference harness: its pairs first and oriented as harness_a
@@ -136,7 +143,7 @@ def main_table(pairs: pd.DataFrame, # a pairs table (`hibd.runs.pairs`)
     t['metric'] = pd.Categorical(t.metric, categories=metrics)
     t = _scope(t.sort_values(['metric', 'K'], kind='stable'), ref)
     t['metric'] = t.metric.astype(str)
-    return t[[*RESULT_COLUMNS, 'scope', 'family']]
+    return t.assign(same_prompt=_same_prompt(p, t))[[*RESULT_COLUMNS, 'same_prompt', 'scope', 'family']]
 
 # %% ../nbs/14_analysis.ipynb #3f82c650
 def k_tests(pairs: pd.DataFrame, # a pairs table with at least two K

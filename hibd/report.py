@@ -318,16 +318,29 @@ def main_wide(t: pd.DataFrame, # a `hibd.analysis.main_table`
     w = w[[m for m in ('D_belief', 'D_arrival', 'D_growth') if m in w.columns]]
     b = t[t.metric == 'D_belief'].set_index(keys)
     w['floor(D_belief)'] = b.noise_floor; w['p_adj(D_belief > floor)'] = b.p_adj; w['n_pairs'] = b.n_pairs
+    if 'same_prompt' in b: w['same_prompt'] = b.same_prompt
     w = w.reset_index()
     if success is not None and len(success):
         sc = success.groupby(['harness', 'K']).success.mean()
         for side in ('a', 'b'): w[f'success_{side}'] = [sc.get((h, k), np.nan) for h, k in zip(w[f'harness_{side}'], w.K)]
     return w
 
+def _same_note(t: pd.DataFrame) -> str:
+    "A sentence naming the pairs whose two harnesses asked the same prompts in every pair at every K ('' if none or unknown)."
+    if 'same_prompt' not in t or t.same_prompt.isna().all(): return ''
+    g = t[t.metric == 'D_belief'].groupby(['harness_a', 'harness_b'], sort=False).same_prompt.min()
+    same = [f'{a}–{b}' for (a, b), v in g.items() if v == 1]
+    head = (' same_prompt is the share of pairs in which both harnesses asked the model the same prompt: calls are cached '
+            'by prompt and seed, so such a pair gets the same answer on both sides and a divergence of exactly 0.')
+    if not same: return head
+    return head + (f' For {", ".join(same)} that share is 1 at every K: on this run those harnesses never changed what the model saw '
+                   '(nothing was blocked, repaired or hidden that the other showed), so their zeros say nothing about the model.')
+
 def _main(d: RunData, s: Section, success):
     main_table, main_chart = need('analysis', 'main_table', 'main_chart')
     _has_final(d)
     t = main_table(d.pairs, ref=_ref(d))
+    s.prose += _same_note(t)
     s.table('main_summary', main_wide(t, success), f'Per harness pair and K (final step): estimate [95% CI]; pairs with {_ref(d)} first', max_rows=60)
     s.table('main', t, 'The tidy main table (SPEC §7 columns)', max_rows=0)
     s.figure('main', main_chart(t), f'Divergence against K for the pairs with {_ref(d)}, 95% CI; grey band: noise floor')

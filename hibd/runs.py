@@ -494,7 +494,7 @@ def pairs(run, # a run directory or a `load_run` DataFrame
         run = load_run(run)
     order = {h: i for i, h in enumerate(harness_order or sorted(run.harness.unique()))}
     cols = ['task', 'group', 'K', 'step', 'harness', 'seed', 'ok', 'belief']
-    x = run[cols].assign(o=run.harness.map(order))
+    x = run[cols].assign(o=run.harness.map(order), ph=run['prompt_hash'] if 'prompt_hash' in run else None)
     cr = x.merge(x, on=['task', 'group', 'K', 'step', 'seed'], suffixes=('_a', '_b'))
     cr = cr[cr.o_a < cr.o_b].assign(seed_b=lambda d: d.seed)
     cr = cr.rename(columns={'seed': 'seed_a'})
@@ -509,7 +509,8 @@ def pairs(run, # a run directory or a `load_run` DataFrame
     p = p[good].reset_index(drop=True)
     if len(p): d = divergence(list(p.belief_a), list(p.belief_b), weights=weights, matcher=matcher, action=action)
     else: d = pd.DataFrame(columns=['D_cat', 'D_fail', 'D_set', 'D_num', 'D_act', 'D_belief', 'D_arrival', 'D_growth'], dtype=float)
-    out = pd.concat([p[[*ids, 'group']].reset_index(drop=True), d.reset_index(drop=True)], axis=1)
+    same = pd.Series([pd.NA if a is None or b is None or pd.isna(a) or pd.isna(b) else a == b for a, b in zip(p.ph_a, p.ph_b)], dtype='boolean')
+    out = pd.concat([p[[*ids, 'group']].reset_index(drop=True), same.rename('same_prompt'), d.reset_index(drop=True)], axis=1)
     for c in ('K', 'step', 'seed_a', 'seed_b'): out[c] = out[c].astype('int64')
     out = out.sort_values(ids, kind='stable').reset_index(drop=True)
     out.attrs['excluded'] = excluded
