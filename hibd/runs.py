@@ -509,7 +509,7 @@ def pairs(run, # a run directory or a `load_run` DataFrame
     p = p[good].reset_index(drop=True)
     if len(p): d = divergence(list(p.belief_a), list(p.belief_b), weights=weights, matcher=matcher, action=action)
     else: d = pd.DataFrame(columns=['D_cat', 'D_fail', 'D_set', 'D_num', 'D_act', 'D_belief', 'D_arrival', 'D_growth'], dtype=float)
-    same = pd.Series([pd.NA if a is None or b is None or pd.isna(a) or pd.isna(b) else a == b for a, b in zip(p.ph_a, p.ph_b)], dtype='boolean')
+    same = (p.ph_a == p.ph_b).astype('boolean').mask(p.ph_a.isna() | p.ph_b.isna()).reset_index(drop=True)
     out = pd.concat([p[[*ids, 'group']].reset_index(drop=True), same.rename('same_prompt'), d.reset_index(drop=True)], axis=1)
     for c in ('K', 'step', 'seed_a', 'seed_b'): out[c] = out[c].astype('int64')
     out = out.sort_values(ids, kind='stable').reset_index(drop=True)

@@ -388,7 +388,7 @@ def this_process() -> dict:
 
 def process_alive(rec: dict # a `this_process` record (`start` may be missing where the writer had no /proc)
                  ) -> bool:
-    "Is the process of `rec` still running on this host (same PID and, where recorded, same start time)?"
+    "Is the process of `rec` still running (same PID and, where recorded, same start time)? The caller checks `rec['host']`."
     pid, start = rec.get('pid'), rec.get('start')
     if not isinstance(pid, int): return False
     if start is not None: return _proc_start(pid) == start   # a reused PID has another start time
@@ -405,7 +405,7 @@ def clear_stale_workspaces(tmp: str | Path | None = None # where workspaces are 
     for d in sorted(Path(tmp or tempfile.gettempdir()).glob('hibd-*')):
         try: o = json.loads((d/_OWNER).read_text())
         except (OSError, ValueError): continue                # no owner record: not ours to judge
-        if o.get('host') != host or o.get('start') is None: continue   # another host's, or no start time: not ours to judge
+        if o.get('host') != host or not isinstance(o.get('pid'), int) or o.get('start') is None: continue   # not ours to judge
         if process_alive(o): continue                          # the owner is alive
         try: _rmtree(d); gone.append(d)
         except OSError: pass                                  # another process got there first
