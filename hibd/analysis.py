@@ -14,7 +14,7 @@ from .metrics import COMPONENTS, WEIGHT_PRESETS, resolve_weights, components, di
 from .stats import (PairsError, RESULT_COLUMNS, check_pairs, select_step, cross, within, bootstrap_cells, cluster_weights,
                         signflip_p, adjust, describe, compare, c3_check, C3_NOTE, weight_sensitivity, plot_estimates,
                         synthetic_pairs)
-from .runs import pairs as run_pairs
+from .runs import pairs as run_pairs, belief_rows
 
 # %% auto #0
 __all__ = ['BASE_BELIEF', 'MAIN_METRICS', 'COMPONENT_METRICS', 'CATEGORICAL_FIELDS', 'AGREEMENT_COLUMNS', 'CALIBRATION_COLUMNS',
@@ -253,8 +253,9 @@ def theorem1(pairs: pd.DataFrame, # a pairs table with at least two K
     both = pd.concat([inc, inc.assign(transition='all')])
     both = both.assign(unit=both.harness_a + '|' + both.harness_b + '|' + both.seed_a.astype(str) + '|' + both.K_from.astype(str),
                        nonneg=both.nonneg.astype(float))
-    kw = dict(keys='transition', unit='unit', B=B, seed=seed, level=level)
-    sh, mi = bootstrap_cells(both, value='nonneg', **kw), bootstrap_cells(both, value='increment', **kw)
+    long = both.melt(id_vars=['transition', 'task', 'unit'], value_vars=['nonneg', 'increment'], var_name='value', value_name='v')
+    r2 = bootstrap_cells(long, ['transition', 'value'], 'v', unit='unit', B=B, seed=seed, level=level)   # one draw serves both
+    sh, mi = (r2[r2.value == v].drop(columns='value').reset_index(drop=True) for v in ('nonneg', 'increment'))
     pool = sh.rename(columns={'estimate': 'share_nonneg', 'ci_low': 'share_ci_low', 'ci_high': 'share_ci_high'})
     pool[['mean_increment', 'inc_ci_low', 'inc_ci_high']] = mi[['estimate', 'ci_low', 'ci_high']].to_numpy()
     pool['c3'] = np.select([pool.inc_ci_high < 0, pool.inc_ci_low >= 0], ['fails', 'holds'], 'unclear')
@@ -282,10 +283,10 @@ def theorem1_chart(table: pd.DataFrame, # a `theorem1` result
 def _belief_pairs(run, step='final', harness_order=None):
     "The cross-harness rows of `pairs(run)` at `step` and the belief tables of their sides A and B."
     p = cross(select_step(run_pairs(run, harness_order=harness_order), step)).reset_index(drop=True)
-    ok = run[run.ok.astype(bool) & run.belief.notna()]
-    idx = ok.set_index(['task', 'K', 'step', 'harness', 'seed']).belief
-    look = lambda s: idx.reindex(pd.MultiIndex.from_arrays([p.task, p.K, p.step, p[f'harness_{s}'], p[f'seed_{s}']])).tolist()
-    return p, (to_table(look('a')) if len(p) else None), (to_table(look('b')) if len(p) else None)
+    tab, pos = belief_rows(run)                                   # each belief validated once
+    idx = pd.Series(pos, index=pd.MultiIndex.from_frame(run[['task', 'K', 'step', 'harness', 'seed']]))
+    look = lambda s: tab.iloc[idx.reindex(pd.MultiIndex.from_arrays([p.task, p.K, p.step, p[f'harness_{s}'], p[f'seed_{s}']])).to_numpy(np.int64)].reset_index(drop=True)
+    return p, (look('a') if len(p) else None), (look('b') if len(p) else None)
 
 def lemma1(run: pd.DataFrame, # a run (`hibd.runs.load_run`) with the beliefs
            weights='paper', # weights of `D_belief`

@@ -5,6 +5,7 @@
 # %% ../nbs/15_report.ipynb #a4dea540
 from __future__ import annotations
 import base64, dataclasses, html, importlib, json, os, re, shutil, tempfile, time, warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -785,6 +786,9 @@ def write_report(secs: list[Section], # from `sections`
                 ) -> dict:
     "Write report.html, report.md, tables/*.csv, figures/*.svg|png of `secs` into `out`; return the index."
     (out/'tables').mkdir(parents=True); (out/'figures').mkdir()
+    figs = [(f'{i:02d}_{b.name}', b.content) for i, s in enumerate(secs, 1) for b in s.blocks if b.kind == 'figure']
+    with ThreadPoolExecutor(os.cpu_count() or 1) as ex:                 # vl-convert renders outside the GIL
+        svgs = dict(zip((st for st, _ in figs), ex.map(lambda f: render_chart(f[1], out/'figures'/f[0]), figs)))
     md = [f'# {title}', '', 'Sections: ' + ' · '.join(f'{i}. {s.title} ({s.status})' for i, s in enumerate(secs, 1)), '']
     body, toc, index = [], [], {'title': title, 'sections': []}
     for i, s in enumerate(secs, 1):
@@ -819,7 +823,7 @@ def write_report(secs: list[Section], # from `sections`
                     md += [f'{b.caption}{more} ([csv](tables/{stem}.csv)):', '', md_table(df, b.max_rows), '']
                 for n_ in notes: body.append(f'<p class="cap">{html.escape(n_)}</p>'); md += [f'*{n_}*', '']
             elif b.kind == 'figure':
-                svg = render_chart(b.content, out/'figures'/stem)
+                svg = svgs[stem]
                 entry['figures'].append(f'figures/{stem}.svg')
                 uri = 'data:image/svg+xml;base64,' + base64.b64encode(svg.encode()).decode()
                 body.append(f'<figure class="chart" data-name="{stem}"><img alt="{html.escape(b.caption)}" src="{uri}">'

