@@ -614,7 +614,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                             'hibd.stats._cells': ('stats.html#_cells', 'hibd/stats.py'),
                             'hibd.stats._contrasts': ('stats.html#_contrasts', 'hibd/stats.py'),
                             'hibd.stats._groups': ('stats.html#_groups', 'hibd/stats.py'),
-                            'hibd.stats._pair_floor': ('stats.html#_pair_floor', 'hibd/stats.py'),
                             'hibd.stats._pair_floors': ('stats.html#_pair_floors', 'hibd/stats.py'),
                             'hibd.stats._signsums': ('stats.html#_signsums', 'hibd/stats.py'),
                             'hibd.stats._step_keys': ('stats.html#_step_keys', 'hibd/stats.py'),

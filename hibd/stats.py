@@ -139,16 +139,12 @@ def cluster_weights(sizes, # number of units (seeds) in each task, in the order 
 
 # %% ../nbs/11_stats.ipynb #ede659c5
 def _cells(d: pd.DataFrame, keys: list, task: str, value: str):
-    "For `d` sorted by `keys`, `task`: each cell's key tuple, its task sizes in order, and its `value`s (consecutive runs, no groupby per cell)."
+    "For `d` sorted by `keys`, `task`: each cell's key tuple, its task sizes in order, and its `value`s (two groupbys, none per cell)."
     if not len(d): return
-    kv, tv = d[keys], d[task].to_numpy()
-    new_cell = np.r_[True, (kv.iloc[1:].to_numpy() != kv.iloc[:-1].to_numpy()).any(1)]
-    new_task = new_cell | np.r_[True, tv[1:] != tv[:-1]]
-    cs, ts = np.flatnonzero(new_cell), np.flatnonzero(new_task)
-    tlen, tcell = np.diff(np.r_[ts, len(d)]), np.cumsum(new_cell)[ts] - 1        # each task run's length and cell
-    sizes = np.split(tlen, np.flatnonzero(np.diff(tcell)) + 1)
-    vals = np.split(d[value].to_numpy(float), cs[1:])
-    for k, z, v in zip(kv.iloc[cs].itertuples(index=False, name=None), sizes, vals): yield k, tuple(z.tolist()), v
+    cell = d.groupby(keys, sort=True).ngroup().to_numpy()              # non-decreasing: `d` is sorted by `keys`
+    sizes = d.groupby([*keys, task], sort=True).size().groupby(level=list(range(len(keys))), sort=True).agg(tuple)
+    vals = np.split(d[value].to_numpy(float), np.flatnonzero(np.diff(cell)) + 1)
+    for (k, z), v in zip(sizes.items(), vals): yield (k if isinstance(k, tuple) else (k,)), z, v
 
 # %% ../nbs/11_stats.ipynb #3a9aa36f
 def bootstrap_cells(data: pd.DataFrame, # one row per unit
@@ -255,14 +251,8 @@ def noise_floor(pairs: pd.DataFrame, # a pairs table with within-harness rows
     long = w.melt(id_vars=['harness', 'K', *_step_keys(step), 'task', 'unit'], value_vars=metrics, var_name='metric', value_name='value')
     return bootstrap_cells(long, ['harness', 'K', *_step_keys(step), 'metric'], 'value', unit='unit', B=B, seed=seed, level=level)
 
-def _pair_floor(floor: pd.DataFrame, a, b, K, metric, step=None) -> float:
-    "Mean of the floors of harnesses `a` and `b` at `K` (NaN unless both exist)."
-    f = floor[(floor.K == K) & (floor.metric == metric) & ((floor.step == step) if step is not None else True)]
-    f = f.set_index('harness').estimate
-    return (f.get(a, np.nan) + f.get(b, np.nan)) / 2
-
 def _pair_floors(floor: pd.DataFrame, t: pd.DataFrame, keys: list) -> np.ndarray:
-    "`_pair_floor` for every row of `t` at once: mean of the floors of its `harness_a` and `harness_b` at its `keys`."
+    "Per row of `t`: mean of the floors of its `harness_a` and `harness_b` at its `keys` (NaN unless both exist)."
     f = floor.set_index(['harness', *keys]).estimate
     side = lambda s: f.reindex(pd.MultiIndex.from_frame(t[[f'harness_{s}', *keys]])).to_numpy(float)
     return (side('a') + side('b')) / 2
@@ -343,8 +333,8 @@ def compare(pairs: pd.DataFrame, # a pairs table
     t['method'] = [f'mean paired difference per (task, seed); {names[k]} on {unit} differences, {alternative}; '
                    f'{correction} over family; ' + _METHOD_CI.format(level=level, B=B, seed=seed) for k in ks]
     fl = noise_floor(pairs, [metric], step, B=B, seed=seed, level=level)
-    pf = lambda a, b, K: _pair_floor(fl, a, b, K, metric)
-    t['noise_floor'] = [pf(a, b, K) - (pf(a, b, ref) if across == 'K' else pf(*ref, K)) for a, b, K in ks]
+    pf = lambda rows: _pair_floors(fl, pd.DataFrame(rows, columns=['harness_a', 'harness_b', 'K']).assign(metric=metric), ['K', 'metric'])
+    t['noise_floor'] = pf(ks) - pf([(a, b, ref) if across == 'K' else (*ref, K) for a, b, K in ks])
     return adjust(t, correction)[[*RESULT_COLUMNS, 'contrast', 'family']]
 
 # %% ../nbs/11_stats.ipynb #f70a7e0d
