@@ -4,25 +4,55 @@
 
 # %% ../nbs/16_cli.ipynb #eec258e1
 from __future__ import annotations
-import json, sys, time
+import json, shlex, sys, time, traceback
+from pathlib import Path
 import click
 import pandas as pd
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['main', 'help_text', 'summary_table', 'run', 'report', 'tasks', 'tasks_list', 'tasks_check', 'sandbox', 'sandbox_exec']
+__all__ = ['USER_ERRORS', 'HarnessIdError', 'HibdError', 'HibdGroup', 'lookup_harness', 'main', 'help_text', 'summary_table',
+           'run_outcome', 'run', 'report', 'tasks', 'tasks_list', 'tasks_check', 'sandbox', 'sandbox_exec']
 
 # %% ../nbs/16_cli.ipynb #194dcf77
 from .tasks import load_tasks, load_task, TaskError, GROUPS
-from .sandbox import Workspace
+from .sandbox import Workspace, SandboxError
 from .harnesses import HARNESSES, get_harness, check_task
-from .runs import run_sweep, summary, load_run
+from .models import ModelError
+from .runs import run_sweep, summary, load_run, read_rollouts, ConfigError, RunLocked, RunError
 from .report import build_report, ReportError
 
+# %% ../nbs/16_cli.ipynb #c2734b5b
+class HarnessIdError(ValueError):
+    "A harness id that is not registered (`get_harness` raised a `KeyError`); the message lists the known ones."
+
+USER_ERRORS = (TaskError, ConfigError, ModelError, RunLocked, RunError, SandboxError, ReportError, HarnessIdError)
+
+class HibdError(click.ClickException):
+    "A user error shown as `hibd: <message>` on stderr (every line of a multi-line message prefixed); exit status 2."
+    def __init__(self, message: str, exit_code: int = 2): super().__init__(message); self.exit_code = exit_code
+    def show(self, file=None):
+        for line in self.format_message().splitlines() or ['']: click.echo(f'hibd: {line}', err=True)
+
+class HibdGroup(click.Group):
+    "The `hibd` group: an exception of `USER_ERRORS` from any command becomes a `HibdError`; with `--debug` its traceback is printed first."
+    def invoke(self, ctx):
+        try: return super().invoke(ctx)
+        except USER_ERRORS as e:
+            if ctx.params.get('debug'): traceback.print_exc()
+            raise HibdError(str(e)) from e
+
+def lookup_harness(id: str # a harness id (see `get_harness`)
+                  ):
+    "`get_harness(id)`, an unknown id raised as `HarnessIdError` (a user error, not a `KeyError` bug)."
+    try: return get_harness(id)
+    except KeyError as e: raise HarnessIdError(e.args[0] if e.args else f'unknown harness id {id!r}') from e
+
 # %% ../nbs/16_cli.ipynb #28592f7b
-@click.group(context_settings={'help_option_names': ['-h', '--help']})
+@click.group(cls=HibdGroup, context_settings={'help_option_names': ['-h', '--help']})
 @click.version_option(package_name='hibd')
-def main():
+@click.option('--debug', is_flag=True, help='On an error, print the full traceback, not only the one-line message.')
+def main(debug):
     "hibd: measure how the harness around an LLM agent changes what the agent believes."
 
 # %% ../nbs/16_cli.ipynb #7914affc
@@ -51,6 +81,38 @@ def summary_table(run_dir # a run directory written by `run_sweep`
     return wide.join(extra).reset_index()
 
 # %% ../nbs/16_cli.ipynb #3e0a3d7f
+def _beliefs(d: Path, st: dict) -> tuple[int, int, list]:
+    "(beliefs, beliefs that failed schema validation, rollout files holding a failure) of the whole run directory `d`."
+    if 'run_beliefs' in st: return st['run_beliefs'], st['run_beliefs_failed'], st['run_failure_files']
+    recs = read_rollouts(d)            # a status.json written before these counts existed
+    return len(recs), sum(not r['ok'] for r in recs), sorted({f'rollouts/{r["rollout_id"]}.jsonl' for r in recs if not r['ok']})
+
+def run_outcome(run_dir # a run directory written by `run_sweep`
+               ) -> dict:
+    "What `hibd run` reports: `table` (`summary_table`), `note` (why it is empty), `problems` (lines for stderr), `exit_code` (0 or 1)."
+    d = Path(run_dir)
+    st = json.loads((d/'status.json').read_text())
+    harnesses = json.loads((d/'manifest.json').read_text())['design']['harnesses']
+    n, n_bad, files = _beliefs(d, st)
+    problems = []
+    for key, how in (('errors', 'failed with an error'), ('incomplete', 'did not finish')):
+        if (left := st.get(key)):
+            rid, err = next(iter(left.items()))
+            problems.append(f'{len(left)} of {st["rollouts"]} rollouts {how} and are left for a resume (all under "{key}" in '
+                            f'{d/"status.json"}); the first: {rid}: {err}')
+    if n_bad:
+        more = f' and {len(files) - 1} other file(s)' if len(files) > 1 else ''
+        problems.append(f'{n_bad} of {n} beliefs failed schema validation; the raw model text and the error are in their step '
+                        f'records (raw_texts, error) in {d/files[0]}{more}')
+    table, note = summary_table(d), None
+    if not len(table):
+        if not n: note = 'no finished rollouts to compare yet; run the same command again to resume' if st.get('pending') else 'no rollout finished'
+        elif len(harnesses) < 2: note = f'there is no pair to compare: the config names one harness ({harnesses[0]})'
+        elif n_bad == n: note = f'there is no pair to compare: none of the {n} beliefs passed schema validation'
+        else: note = 'there is no pair to compare: no task, seed and step has a valid belief from two harnesses'
+    failed = bool(st.get('errors') or st.get('incomplete')) or (n > 0 and n_bad == n)
+    return {'table': table, 'note': note, 'problems': problems, 'exit_code': int(failed)}
+
 @main.command('run')
 @click.argument('config', type=click.Path(exists=True, dir_okay=False))
 @click.option('--out', type=click.Path(file_okay=False), default=None, help='Run directory (default: runs/<name> from the config).')
@@ -58,18 +120,18 @@ def summary_table(run_dir # a run directory written by `run_sweep`
 @click.option('--base-url', default=None, help='OpenAI-compatible endpoint for openai:<model-name> (default: $OPENAI_BASE_URL).')
 @click.option('--scheduler', default=None, help='Dask scheduler address (tcp://host:port): run the rollouts on its workers.')
 def run(config, out, model, base_url, scheduler):
-    "Run or resume the sweep in CONFIG; print D_belief/D_arrival/D_growth per harness pair and K."
+    "Run or resume the sweep in CONFIG; print D_belief/D_arrival/D_growth per harness pair and K (exit 1 if a rollout failed)."
     d = run_sweep(config, out=out, model=model, base_url=base_url, scheduler=scheduler)
     click.echo(f'run directory: {d}')
     st = json.loads((d/'status.json').read_text())
     if st.get('stopped_by') == 'SIGTERM': sys.exit(128 + 15)   # as if SIGTERM had killed it
-    tab = summary_table(d)
-    if not len(tab):
-        click.echo('no finished rollouts to compare yet; run the same command again to resume' if st.get('pending') else
-                   'every rollout is finished, but there is no pair to compare (one harness and one seed per task)')
-        return
-    with pd.option_context('display.width', 200, 'display.max_columns', 20):
-        click.echo(tab.to_string(index=False))
+    o = run_outcome(d)
+    if o['note']: click.echo(o['note'])
+    else:
+        with pd.option_context('display.width', 200, 'display.max_columns', 20):
+            click.echo(o['table'].to_string(index=False))
+    for p in o['problems']: click.echo(f'hibd: {p}', err=True)
+    sys.exit(o['exit_code'])
 
 # %% ../nbs/16_cli.ipynb #94cbf1b6
 @main.command('report')
@@ -79,7 +141,7 @@ def report(run_dir, out):
     "Build the report of RUN_DIR (HTML, Markdown, CSV tables, PNG/SVG figures) without calling a model."
     t0 = time.perf_counter()
     try: path = build_report(run_dir, out)
-    except ReportError as e: raise click.ClickException(str(e)) from None
+    except ReportError as e: raise HibdError(str(e), exit_code=1) from None   # exit 1, as tests/test_report.py expects
     idx = json.loads((path/'index.json').read_text())
     click.echo(f'report: {path/"report.html"}  ({time.perf_counter() - t0:.1f} s; also report.md, tables/, figures/)')
     for s in idx['sections']: click.echo(f"  {s['status']:<14} {s['title']}")
@@ -133,11 +195,12 @@ def sandbox():
 @click.argument('command', nargs=-1, required=True, type=click.UNPROCESSED)
 def sandbox_exec(task_id, harness, command):
     "Run COMMAND (after --) in a fresh workspace of TASK_ID through a harness; print observation and events as JSON."
-    h = get_harness(harness)
+    h = lookup_harness(harness)
     task = load_task(task_id)
+    line = command[0] if len(command) == 1 else shlex.join(command)   # one word: a shell line; several: argv as given
     with Workspace.fresh(task) as ws:
         sess = h.start(task, ws)
         sess.begin()
-        st = sess.step(' '.join(command))
-    click.echo(json.dumps({'task': task.id, 'harness': h.id, 'command': ' '.join(command),
+        st = sess.step(line)
+    click.echo(json.dumps({'task': task.id, 'harness': h.id, 'command': line,
                            'observation': st.observation, 'events': st.events}, indent=2, default=str))

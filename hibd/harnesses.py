@@ -327,6 +327,19 @@ def get_harness(id: str # a harness id: H0, H1, H2, H2+reason, H3, H4, H5, or a 
     return HARNESSES[id]
 
 # %% ../nbs/04_harnesses.ipynb #ac282fe3
+_NOT_RUN = {126: 'found but not executable', 127: 'command not found'}   # the shell's codes for a command that never ran
+
+def _exit_problem(i, short, t, want) -> str | None:
+    "What is wrong with the exit code of step `i` (transition `t`), given the declared code or codes `want` (None if undeclared)."
+    got = 'a timeout' if t.timed_out else t.exit_code
+    if want is not None:
+        want = want if isinstance(want, tuple) else (want,)
+        return None if got in want else f'step {i} `{short}`: expected exit code {" or ".join(map(str, want))}, got {got}'
+    if got not in _NOT_RUN: return None
+    why = (t.stderr.strip().splitlines() or [''])[-1][:120]
+    return (f'step {i} `{short}` exited with {got} ({_NOT_RUN[got]}' + (f': {why}' if why else '') + '); fix the command, '
+            f'or declare expect.exit_codes = {{ {i} = {got} }} if the step is meant to fail so')
+
 def check_task(task, # a `hibd.tasks.Task`
                limits=None # sandbox `Limits` (default: the sandbox's)
               ) -> dict:
@@ -334,6 +347,7 @@ def check_task(task, # a `hibd.tasks.Task`
     t0, problems, steps = time.monotonic(), [], []
     exp = task.expect
     risky = {int(k): v for k, v in (exp.get('risky_steps') or {}).items()}
+    codes = {int(k): v for k, v in (exp.get('exit_codes') or {}).items()}
     try: ws = Workspace.fresh(task, limits)
     except Exception as e:
         return {'task': task.id, 'ok': False, 'problems': [f'{task.id}: the workspace could not be prepared: {e}'], 'steps': [], 'seconds': 0.0}
@@ -352,6 +366,7 @@ def check_task(task, # a `hibd.tasks.Task`
             if i in risky and g['risk_class'] != risky[i]:
                 problems.append(f'{task.id}: step {i} `{short}`: expected risk class {risky[i]}, the gate gives '
                                 f'{g["risk_class"] or "none"}' + (f' (rule {g["rule"]})' if g['rule'] else ''))
+            if (p := _exit_problem(i, short, t, codes.get(i))): problems.append(f'{task.id}: {p}')
             if i not in risky and g['risk_class'] is not None:
                 problems.append(f'{task.id}: step {i} `{short}` would be blocked as {g["risk_class"]} (rule {g["rule"]}: '
                                 f'{g["reason"]}) but is not a declared risky step')

@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_models.ipynb #048f9afc
 from __future__ import annotations
-import copy, fcntl, hashlib, importlib.util, json, logging, os, socket, threading, time, warnings
+import copy, fcntl, hashlib, importlib.util, json, logging, math, numbers, os, socket, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
@@ -18,11 +18,12 @@ from instructor.core.hooks import Hooks
 from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException, ResponseParsingError
 from instructor.function_calls import response_schema
 from openai.types.chat import ChatCompletion
-from .schema import Belief, _describe, belief_schema, example_belief, to_table
+from .schema import Belief, belief_schema, example_belief, to_table
 
 # %% auto #0
-__all__ = ['LOCAL_MODELS', 'DEFAULT_LOCAL', 'WEIGHT_LAYOUTS', 'Call', 'canonical_json', 'call_key', 'ModelError', 'Cache',
-           'as_cache', 'Backend', 'completion_dict', 'ScriptedBackend', 'LocalModel', 'cache_dir', 'file_sha256',
+__all__ = ['CALL_TIMEOUT', 'LOCAL_CALL_TIMEOUT', 'INCOMPLETE', 'RAW_TEXT_CAP', 'ERROR_CAP', 'CHARS_PER_TOKEN', 'LOCAL_MODELS',
+           'DEFAULT_LOCAL', 'WEIGHT_LAYOUTS', 'Call', 'canonical_json', 'call_key', 'ModelError', 'Cache', 'as_cache',
+           'CallIncomplete', 'Backend', 'completion_dict', 'ScriptedBackend', 'LocalModel', 'cache_dir', 'file_sha256',
            'check_sha256', 'model_file', 'has_amx', 'repack_tensors', 'model_params', 'no_extra_bufts', 'LocalBackend',
            'OpenAIBackend', 'ReplayBackend', 'default_cache', 'get_backend', 'serve_stub', 'example_messages']
 
@@ -35,9 +36,9 @@ class Call:
     backend: str                  # local | openai | replay | scripted
     belief: dict | None           # the validated belief as JSON-ready dict, or None when elicitation failed
     error: str | None             # why it failed (the last validation error), None when it succeeded
-    raw_texts: list[str]          # the model's raw output at each attempt, in order
-    errors: list[str]             # the validation error of each failed attempt, in order
-    attempts: int                 # completions started (at most `max_retries` + 1); one cut short by a timeout has no raw text
+    raw_texts: list[str]          # the model's raw output at each attempt, in order (each at most `RAW_TEXT_CAP` characters)
+    errors: list[str]             # the validation error of each failed attempt, in order (each at most `ERROR_CAP` characters)
+    attempts: int                 # completions started (at most `max_retries` + 1)
     tokens: dict                  # {'prompt': n, 'completion': n} summed over all attempts; None where not reported
     latency_s: float              # wall time of the whole elicitation, all attempts
     temperature: float            # sampling temperature sent with every attempt
@@ -47,7 +48,8 @@ class Call:
     max_retries: int              # re-asks allowed after the first attempt
     mode: str                     # instructor mode: tools | json | json_schema
     served_model: str | None = None  # the model the server said answered, when it says
-    limit: str | None = None      # which limit ended the call: max_retries | max_tokens | timeout | context
+    limit: str | None = None      # which limit ended the call: max_retries | max_tokens | context
+    capped: dict | None = None    # what was cut: {'raw_texts': [original length, or None when kept whole]}; None: nothing
     cached: bool = False          # answered from the cache
 
     @property
@@ -164,10 +166,29 @@ def as_cache(cache: Cache | str | Path | None # a `Cache`, a path to one, or Non
     "`cache` as a `Cache` (None stays None)."
     return cache if cache is None or isinstance(cache, Cache) else Cache(cache)
 
+# %% ../nbs/05_models.ipynb #b7e1c4a1
+CALL_TIMEOUT = 120.0        # default bound on one call (all attempts and waits), seconds: remote and scripted backends
+LOCAL_CALL_TIMEOUT = 600.0  # the same for the in-process local model (20-40 s an attempt on 2 cores, up to 3 attempts)
+INCOMPLETE = ('timeout', 'transport', 'interrupted')   # why a call did not finish (`CallIncomplete.why`)
+RAW_TEXT_CAP = 32_000       # characters kept of each raw text (the head); `Call.capped` keeps the original length
+ERROR_CAP = 2_000           # characters kept of each error message
+CHARS_PER_TOKEN = 16        # a generous bound: a reply longer than this many characters per token of `max_tokens` is over it
+
+class CallIncomplete(ModelError):
+    "A model call that did not finish (`why`: timeout | transport | interrupted): not a result, nothing recorded; a resume redoes it."
+    def __init__(self, why: str, # one of `INCOMPLETE`
+                 message: str # what happened
+                ):
+        if why not in INCOMPLETE: raise ValueError(f'why: expected one of {INCOMPLETE}, got {why!r}')
+        super().__init__(message); self.why = why
+    def __reduce__(self): return type(self), (self.why, str(self))   # picklable: Dask sends a worker's exception back
+
 # %% ../nbs/05_models.ipynb #6c2f01e2
 MODES = {'tools': instructor.Mode.TOOLS, 'json': instructor.Mode.JSON, 'json_schema': instructor.Mode.JSON_SCHEMA}
 _PARSE_ERRORS = (pydantic.ValidationError, json.JSONDecodeError, ResponseParsingError)
 _ROLES = {'system', 'user', 'assistant', 'tool'}
+_SLICE = 0.05   # seconds: how often a waiting caller looks for an interrupt and at its deadline
+_SHOWN = 80     # longest bad value (as text) an error message quotes
 logging.getLogger('instructor.v2.retry').addHandler(logging.NullHandler())  # its 'max retries exceeded' is an outcome we record, not a crash
 _RESPONSE_MODEL = response_schema(Belief)   # prepared once: instructor's schema cache then hits on every call
 
@@ -184,8 +205,27 @@ def _check_model_once():
     av.reject_async_validators = ip.reject_async_validators = reject_async_validators
 _check_model_once()
 
-class ElicitTimeout(TimeoutError):
-    "The elicitation's wall-clock budget ran out."
+class _Unfinished(Exception):
+    "Raised inside a call that must stop (`why`: timeout | interrupted); `Backend._attempt` turns it into `CallIncomplete`."
+    def __init__(self, why: str, detail: str = ''): super().__init__(detail or why); self.why, self.detail = why, detail
+
+def _call_timeout(call_timeout, timeout, default: float) -> float:
+    "The backend's bound on one call: `call_timeout` (or its older name `timeout`), else `default`; never unbounded."
+    if call_timeout is not None and timeout is not None and call_timeout != timeout:
+        raise ValueError(f'call_timeout={call_timeout} and timeout={timeout}: pass one (timeout is the older name of call_timeout)')
+    t = default if call_timeout is None and timeout is None else (call_timeout if call_timeout is not None else timeout)
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t <= 0:
+        raise ValueError(f'call_timeout: expected a finite number of seconds > 0 (or None for the default {default:g} s), got {t!r}')
+    return float(t)
+
+def _check_seed(seed):
+    "`seed` as an int >= 0, or None; a negative seed is refused (llama.cpp reads -1 as 'random')."
+    if seed is None: return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ValueError(f'seed: expected an integer >= 0 or None, got {seed!r}')
+    if seed < 0: raise ValueError(f'seed: expected an integer >= 0 or None, got {seed} (llama.cpp reads a negative seed as '
+                                  '"random", so the call could not be reproduced from its seed)')
+    return int(seed)
 
 def _raw_text(r) -> str:
     "What the model wrote in completion `r`: the tool call's arguments, else the message content."
@@ -195,11 +235,24 @@ def _raw_text(r) -> str:
     args = [c.function.arguments for c in calls if getattr(c, 'function', None) is not None]
     return '\n'.join(a if isinstance(a, str) else json.dumps(a) for a in args) if args else (msg.content or '')
 
+def _cut_reply(r, max_tokens: int | None):
+    "`r`, cut to `CHARS_PER_TOKEN * max_tokens` characters and marked `length` when it is over `max_tokens`; and `{'chars', 'tokens'}` then, else None."
+    if not max_tokens: return r, None
+    try: choice = r.choices[0]; msg = choice.message
+    except (AttributeError, IndexError, TypeError): return r, None
+    text, n, bound = _raw_text(r), getattr(getattr(r, 'usage', None), 'completion_tokens', None), CHARS_PER_TOKEN * max_tokens
+    if len(text) <= bound and not (isinstance(n, int) and n > max_tokens): return r, None
+    if isinstance(msg.content, str): msg.content = msg.content[:bound]
+    for c in getattr(msg, 'tool_calls', None) or []:
+        if isinstance(getattr(getattr(c, 'function', None), 'arguments', None), str): c.function.arguments = c.function.arguments[:bound]
+    choice.finish_reason = 'length'
+    return r, {'chars': len(text), 'tokens': n if isinstance(n, int) else None}
+
 def _snapshot(r) -> dict:
-    "What a completion tells us, read at once (instructor later overwrites `usage` with running totals)."
-    u = getattr(r, 'usage', None)
-    return {'text': _raw_text(r), 'prompt': getattr(u, 'prompt_tokens', None), 'completion': getattr(u, 'completion_tokens', None),
-            'model': getattr(r, 'model', None)}
+    "What a completion tells us, read at once (instructor later overwrites `usage` with running totals); at most `RAW_TEXT_CAP` of its text."
+    u, text = getattr(r, 'usage', None), _raw_text(r)
+    return {'text': text[:RAW_TEXT_CAP], 'chars': len(text), 'prompt': getattr(u, 'prompt_tokens', None),
+            'completion': getattr(u, 'completion_tokens', None), 'model': getattr(r, 'model', None)}
 
 def _tokens(snaps: list[dict]) -> dict:
     "Prompt and completion tokens summed over attempts; None where any attempt lacks the count."
@@ -209,8 +262,30 @@ def _tokens(snaps: list[dict]) -> dict:
         out[k] = sum(vals) if vals and all(isinstance(v, int) for v in vals) else None
     return out
 
-def _error_text(e: Exception) -> str:
-    return _describe(e) if isinstance(e, pydantic.ValidationError) else f'{type(e).__name__}: {e}'
+def _cap(s: str, n: int) -> str:
+    "`s`, or its first `n` characters and a note of how many more there were."
+    return s if len(s) <= n else f'{s[:n]} ... [{len(s) - n} more characters cut]'
+
+def _got(v) -> str:
+    "The bad value an error names: quoted when short; a long one (the raw text, stored once already) only by its size."
+    if isinstance(v, (str, bytes, list, dict)) and len(v) > _SHOWN: return f' (got a {type(v).__name__} of length {len(v)})'
+    r = repr(v)
+    return f' (got {r})' if len(r) <= _SHOWN else f' (got a {type(v).__name__})'
+
+def _validation_text(e: pydantic.ValidationError) -> str:
+    "One line per validation error: where, what, and the bad value when it is short."
+    return '\n'.join(f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
+                     f"{_got(err.get('input')) if err['type'] != 'missing' and err['loc'] else ''}" for err in e.errors())
+
+def _error_text(e: BaseException) -> str:
+    "A short account of `e`: at most `ERROR_CAP` characters, never quoting a long input back."
+    return _cap(_validation_text(e) if isinstance(e, pydantic.ValidationError) else f'{type(e).__name__}: {e}', ERROR_CAP)
+
+def _cut_error(max_tokens: int, over: dict | None) -> str:
+    "The error of a reply cut at `max_tokens`; `over`: what the reply was when it was cut here."
+    if over is None: return f'output cut off at max_tokens={max_tokens}'
+    tok = '' if over['tokens'] is None else f" and {over['tokens']} completion tokens"
+    return f"output cut off at max_tokens={max_tokens} by the client: the reply had {over['chars']} characters{tok}"
 
 def _check_messages(messages) -> list[dict]:
     if not isinstance(messages, (list, tuple)) or not messages: raise ValueError('messages: a non-empty list of chat messages is required')
@@ -223,98 +298,165 @@ def _check_messages(messages) -> list[dict]:
 class Backend:
     "Elicits `Belief`s from one model through instructor; subclasses supply `_create` (one raw chat completion)."
     name = 'base'
+    default_call_timeout = CALL_TIMEOUT   # `call_timeout` when none is given
     def __init__(self, model: str, # the model's real id (enters every key)
                  cache: Cache | str | Path | None = None, # where calls are cached (None: no caching)
                  mode: str = 'tools', # instructor mode: tools | json | json_schema
                  concurrency: int = 1, # most completions in flight at once
-                 timeout: float | None = None # default wall-clock budget per elicitation, seconds
+                 call_timeout: float | None = None, # bound on one call, all attempts and waits, seconds (None: `default_call_timeout`)
+                 timeout: float | None = None # the older name of `call_timeout`
                 ):
         if mode not in MODES: raise ValueError(f'mode: expected one of {sorted(MODES)}, got {mode!r}')
         if concurrency < 1: raise ValueError(f'concurrency must be >= 1, got {concurrency}')
-        self.model, self.cache, self.mode, self.concurrency, self.timeout = model, as_cache(cache), mode, concurrency, timeout
-        self._sem = threading.BoundedSemaphore(concurrency)
+        self.model, self.cache, self.mode, self.concurrency = model, as_cache(cache), mode, concurrency
+        self.call_timeout = _call_timeout(call_timeout, timeout, self.default_call_timeout)
+        self._sem, self._stop = threading.BoundedSemaphore(concurrency), threading.Event()
         self._patched = instructor.patch(create=self._attempt, mode=MODES[mode])
 
     def __repr__(self): return f'{type(self).__name__}({self.model!r}, mode={self.mode!r})'
 
-    def _create(self, kw: dict, remaining: float | None) -> ChatCompletion: raise NotImplementedError
+    def interrupt(self):
+        "Make calls in flight stop (within about `_SLICE` s; a local model at its next token or prompt batch) and later calls fail, until `clear_interrupt`."
+        self._stop.set()
+    def clear_interrupt(self):
+        "Let calls run again after `interrupt`."
+        self._stop.clear()
+    @property
+    def interrupted(self) -> bool: return self._stop.is_set()
 
-    def _attempt(self, hibd_deadline: float | None = None, hibd_trace: dict | None = None, **kw) -> ChatCompletion:
-        "One completion, within the semaphore and the remaining time; counts the attempts really started."
-        remaining = None if hibd_deadline is None else hibd_deadline - time.monotonic()
-        if remaining is not None and remaining <= 0: raise ElicitTimeout('no time left before the attempt')
-        if not self._sem.acquire(timeout=remaining): raise ElicitTimeout('no time left waiting for a free slot')
-        try:
-            if hibd_deadline is not None: remaining = hibd_deadline - time.monotonic()
-            if hibd_trace is not None: hibd_trace['started'] += 1
-            return self._create(kw, remaining)
+    def _create(self, kw: dict, remaining: float) -> ChatCompletion: raise NotImplementedError
+
+    def _budget(self, timeout: float | None) -> float:
+        "The time bound of one call: the caller's `timeout` where given, never more than `call_timeout`."
+        return self.call_timeout if timeout is None else max(min(float(timeout), self.call_timeout), 0.0)
+
+    def _incomplete(self, why: str, budget: float, detail: str = '') -> CallIncomplete:
+        "The `CallIncomplete` that says what stopped a call of this backend."
+        what = {'timeout': f'no answer within its time bound of {budget:g} s', 'transport': 'the request failed in transport',
+                'interrupted': 'the backend was interrupted (Backend.interrupt)'}[why]
+        return CallIncomplete(why, f'{self.name} backend, model {self.model}: the call did not finish: {what}'
+                                   f'{f" ({detail})" if detail else ""}. It is not a result and nothing was recorded; a resume redoes it.')
+
+    def _why(self, e: BaseException) -> str | None:
+        "Why an exception from a completion means that the call did not finish (one of `INCOMPLETE`), or None."
+        return e.why if isinstance(e, _Unfinished) else None
+
+    def _take_slot(self, deadline: float):
+        "Wait for a concurrency slot in short slices, giving up at the deadline or an interrupt."
+        while True:
+            if self._stop.is_set(): raise _Unfinished('interrupted')
+            left = deadline - time.monotonic()
+            if left <= 0: raise _Unfinished('timeout', 'no time left for the attempt')
+            if self._sem.acquire(timeout=min(left, _SLICE)): return
+
+    def _dispatch(self, kw: dict, deadline: float) -> ChatCompletion:
+        "Run `_create` in this thread, holding the slot taken, then release it (`OpenAIBackend` runs it in a worker)."
+        try: return self._create(kw, max(deadline - time.monotonic(), 0.0))
         finally: self._sem.release()
 
+    def _in_worker(self, fn, deadline: float):
+        "`fn()` in a daemon thread that holds the slot taken until it ends; the caller waits in slices and leaves at the deadline or an interrupt."
+        box, done = {}, threading.Event()
+        def work():
+            try: box['r'] = fn()
+            except BaseException as e: box['e'] = e
+            finally: self._sem.release(); done.set()
+        t = threading.Thread(target=work, name=f'hibd-{self.name}-call', daemon=True)
+        try: t.start()
+        except BaseException: self._sem.release(); raise
+        while not done.wait(_SLICE):
+            if self._stop.is_set(): raise _Unfinished('interrupted')
+            if time.monotonic() >= deadline: raise _Unfinished('timeout')
+        if 'e' in box: raise box['e']
+        return box['r']
+
+    def _attempt(self, hibd_deadline: float, hibd_budget: float, hibd_trace: dict | None = None, **kw) -> ChatCompletion:
+        "One completion within a concurrency slot and the time left (counted once started); a reply over `max_tokens` is cut here."
+        try:
+            self._take_slot(hibd_deadline)
+            if hibd_trace is not None: hibd_trace['started'] += 1
+            r = self._dispatch(kw, hibd_deadline)
+        except CallIncomplete: raise
+        except Exception as e:
+            if (why := self._why(e)) is None: raise
+            if isinstance(e, _Unfinished): raise self._incomplete(why, hibd_budget, e.detail) from None
+            raise self._incomplete(why, hibd_budget, _error_text(e)) from e
+        r, over = _cut_reply(r, kw.get('max_tokens'))
+        if over is not None and hibd_trace is not None: hibd_trace['over'][hibd_trace['started'] - 1] = over
+        return r
+
     def _limit(self, cause: BaseException) -> str | None:
-        "The limit an exception from `_create` means, or None when it is a transport failure."
-        return 'timeout' if isinstance(cause, (ElicitTimeout, openai.APITimeoutError)) else None
+        "The limit on the model's output that an exception from `_create` means (e.g. `context`), or None."
+        return None
     def _params(self, temperature, max_tokens, max_retries) -> dict:
         return {'temperature': float(temperature), 'max_tokens': int(max_tokens), 'max_retries': int(max_retries), 'mode': self.mode}
 
     def key(self, messages: list[dict], seed: int | None = 0, temperature: float = 0.0, replicate: int = 0,
             max_retries: int = 2, max_tokens: int = 1024) -> str:
         "The content key `elicit` would use for these arguments."
-        return call_key(self.model, _check_messages(messages), self._params(temperature, max_tokens, max_retries), seed, int(replicate))
+        return call_key(self.model, _check_messages(messages), self._params(temperature, max_tokens, max_retries), _check_seed(seed), int(replicate))
 
     def elicit(self, messages: list[dict], # chat messages: [{'role', 'content'}, ...]
-               seed: int | None = 0, # sampling seed, sent and recorded
+               seed: int | None = 0, # sampling seed (>= 0), sent and recorded
                temperature: float = 0.0, # sampling temperature, sent and recorded
                replicate: int = 0, # replicate index (K repeats of a step need K indices)
                max_retries: int = 2, # re-asks after the first attempt (instructor makes max_retries+1 attempts)
                max_tokens: int = 1024, # output budget per attempt
-               timeout: float | None = None # wall-clock budget for all attempts (default: the backend's)
+               timeout: float | None = None # time for all attempts; never more than `call_timeout` (None: `call_timeout`)
               ) -> Call:
-        "Elicit one `Belief`: a cached `Call` if the key is known, else ask the model (and cache the answer)."
-        messages = _check_messages(messages)
+        "Elicit one `Belief`: a cached `Call` if the key is known, else ask the model and cache the answer; `CallIncomplete` if it did not finish."
+        messages, seed = _check_messages(messages), _check_seed(seed)
         params = self._params(temperature, max_tokens, max_retries)
         key = call_key(self.model, messages, params, seed, int(replicate))
+        if self._stop.is_set(): raise self._incomplete('interrupted', self._budget(timeout))
         if self.cache is not None and (hit := self.cache.get(key)) is not None: return hit
-        call = self._run(key, messages, params, seed, int(replicate), self.timeout if timeout is None else timeout)
-        if self.cache is not None and call.limit != 'timeout': self.cache.put(call)
+        call = self._run(key, messages, params, seed, int(replicate), self._budget(timeout))
+        if self.cache is not None: self.cache.put(call)
         return call
 
-    def _run(self, key, messages, params, seed, replicate, timeout) -> Call:
+    def _run(self, key, messages, params, seed, replicate, budget) -> Call:
         responses, errors = [], []
         hooks = Hooks()
         hooks.on('completion:response', lambda r: responses.append(_snapshot(r)))
         hooks.on('parse:error', lambda e, **kw: errors.append(_error_text(e)))
-        deadline = None if timeout is None else time.monotonic() + timeout
-        belief = error = limit = None
-        trace = {'started': 0}   # travels through instructor's kwargs to `_attempt`
+        belief = error = limit = incomplete = None
+        trace = {'started': 0, 'over': {}}   # travels through instructor's kwargs to `_attempt`
         t0 = time.perf_counter()
         try:
             b = self._patched(messages=copy.deepcopy(messages), response_model=_RESPONSE_MODEL, max_retries=params['max_retries'],
-                              hooks=hooks, hibd_deadline=deadline, hibd_trace=trace, temperature=params['temperature'], seed=seed,
-                              max_tokens=params['max_tokens'])
+                              hooks=hooks, hibd_deadline=time.monotonic() + budget, hibd_budget=budget, hibd_trace=trace,
+                              temperature=params['temperature'], seed=seed, max_tokens=params['max_tokens'])
             belief = b.model_dump(mode='json')
         except IncompleteOutputException:
-            error, limit = f"output cut off at max_tokens={params['max_tokens']}", 'max_tokens'
+            error, limit = _cut_error(params['max_tokens'], trace['over'].get(trace['started'] - 1)), 'max_tokens'
         except InstructorRetryException as e:
             cause = e.__cause__ or e
-            if isinstance(cause, _PARSE_ERRORS): error, limit = errors[-1] if errors else _error_text(cause), 'max_retries'
-            elif isinstance(cause, IncompleteOutputException): error, limit = f"output cut off at max_tokens={params['max_tokens']}", 'max_tokens'
+            if isinstance(cause, CallIncomplete): incomplete = cause
+            elif isinstance(cause, _PARSE_ERRORS): error, limit = errors[-1] if errors else _error_text(cause), 'max_retries'
+            elif isinstance(cause, IncompleteOutputException):
+                error, limit = _cut_error(params['max_tokens'], trace['over'].get(trace['started'] - 1)), 'max_tokens'
             elif (limit := self._limit(cause)) is not None: error = _error_text(cause)
             else: raise ModelError(f'{self.name} backend, model {self.model}: {_error_text(cause)}') from cause
+        if incomplete is not None: raise incomplete     # outside the handler: its own cause stays the first in the chain
         latency = time.perf_counter() - t0
-        tokens = {'prompt': None, 'completion': None} if limit == 'timeout' else _tokens(responses)
-        served = responses[-1]['model'] if responses else None
+        chars = [trace['over'].get(i, r)['chars'] for i, r in enumerate(responses)]   # before any cut
+        raws = [r['text'] for r in responses]
+        capped = {'raw_texts': [n if n > len(t) else None for n, t in zip(chars, raws)]} if any(n > len(t) for n, t in zip(chars, raws)) else None
         return Call(key=key, model=self.model, backend=self.name, belief=belief, error=error,
-                    raw_texts=[r['text'] for r in responses], errors=errors, attempts=trace['started'],
-                    tokens=tokens, latency_s=latency, temperature=params['temperature'], seed=seed, replicate=replicate,
+                    raw_texts=raws, errors=errors, attempts=trace['started'],
+                    tokens=_tokens(responses), latency_s=latency, temperature=params['temperature'], seed=seed, replicate=replicate,
                     max_tokens=params['max_tokens'], max_retries=params['max_retries'], mode=self.mode,
-                    served_model=served, limit=limit)
+                    served_model=responses[-1]['model'] if responses else None, limit=limit, capped=capped)
 
-    def complete(self, messages: list[dict], seed: int | None = 0, temperature: float = 0.0, max_tokens: int = 256,
-                 timeout: float | None = None) -> ChatCompletion:
-        "One plain chat completion (no tool, no validation, no cache), within the backend's concurrency and `timeout`."
-        deadline = None if timeout is None else time.monotonic() + timeout
-        return self._attempt(hibd_deadline=deadline, messages=_check_messages(messages), temperature=float(temperature),
-                             seed=seed, max_tokens=int(max_tokens))
+    def complete(self, messages: list[dict], # chat messages
+                 seed: int | None = 0, # sampling seed (>= 0)
+                 temperature: float = 0.0, max_tokens: int = 256,
+                 timeout: float | None = None # never more than `call_timeout` (None: `call_timeout`)
+                ) -> ChatCompletion:
+        "One plain chat completion (no tool, no validation, no cache) within the concurrency and time bounds; `CallIncomplete` if it did not finish."
+        messages, seed, budget = _check_messages(messages), _check_seed(seed), self._budget(timeout)
+        return self._attempt(hibd_deadline=time.monotonic() + budget, hibd_budget=budget, messages=messages,
+                             temperature=float(temperature), seed=seed, max_tokens=int(max_tokens))
 
     def elicit_many(self, requests: Iterable[dict], # keyword arguments of `elicit`, one dict per call
                     workers: int | None = None # threads (default: the backend's concurrency)
@@ -521,6 +663,7 @@ def _auto_weights() -> str:
 class LocalBackend(Backend):
     "In-process llama.cpp on a pinned GGUF (or any GGUF path), grammar-constrained through the forced tool."
     name = 'local'
+    default_call_timeout = LOCAL_CALL_TIMEOUT
     def __init__(self, model: str | Path = DEFAULT_LOCAL, # a key of `LOCAL_MODELS`, or a .gguf path
                  sha256: str | None = None, # pin for a .gguf path (the pinned models carry their own)
                  n_ctx: int = 4096, # context window, tokens
@@ -528,7 +671,10 @@ class LocalBackend(Backend):
                  n_batch: int = 512, # prompt tokens per llama.cpp batch (also the unit of prefix reuse)
                  weights: str = 'auto', # weight layout: auto | plain | llama | repack (see above)
                  prefix_reuse: bool = True, # reuse the KV cache of the common prompt prefix, in whole `n_batch` blocks
-                 cache: Cache | str | Path | None = None, timeout: float | None = None):
+                 cache: Cache | str | Path | None = None,
+                 call_timeout: float | None = None, # bound on one call, all attempts, seconds (None: `LOCAL_CALL_TIMEOUT`)
+                 timeout: float | None = None # the older name of `call_timeout`
+                ):
         if str(model) in LOCAL_MODELS: path, info = model_file(str(model)), LOCAL_MODELS[str(model)]
         else:
             path, info = Path(model), None
@@ -547,11 +693,11 @@ class LocalBackend(Backend):
         self._lock, self._stop_at = threading.Lock(), None
         self.llm.eval = self._eval_in_time(self.llm.eval)
         self.llm.generate = self._aligned(self.llm.generate)
-        super().__init__(mid, cache=cache, mode='tools', concurrency=1, timeout=timeout)
+        super().__init__(mid, cache=cache, mode='tools', concurrency=1, call_timeout=call_timeout, timeout=timeout)
 
     def _create(self, kw, remaining):
         with self._lock:
-            self._stop_at = None if remaining is None else time.monotonic() + remaining
+            self._stop_at = time.monotonic() + remaining
             try: out = self.llm.create_chat_completion(**kw)
             finally: self._stop_at = None
         if out['usage']['completion_tokens'] >= kw.get('max_tokens', 1 << 30): out['choices'][0]['finish_reason'] = 'length'
@@ -579,10 +725,14 @@ class LocalBackend(Backend):
         return _generate
 
     def _eval_in_time(self, eval):
-        "Wrap `Llama.eval` (called for the prompt and for every generated token) so that a deadline stops generation."
+        "Wrap `Llama.eval` (the prompt, then every generated token) to read one `n_batch` block at a time and stop between blocks at the deadline or an interrupt."
         def _eval(tokens):
-            if self._stop_at is not None and time.monotonic() > self._stop_at: raise ElicitTimeout('generation passed the time budget')
-            return eval(tokens)
+            tokens, n = list(tokens), self.llm.n_batch
+            for i in range(0, max(len(tokens), 1), n):     # the blocks `eval` itself would decode, at the same positions
+                if self._stop_at is not None:
+                    if self._stop.is_set(): raise _Unfinished('interrupted')
+                    if time.monotonic() > self._stop_at: raise _Unfinished('timeout', 'generation passed the time bound')
+                eval(tokens[i:i + n])
         return _eval
 
     def _limit(self, cause):
@@ -604,9 +754,11 @@ class OpenAIBackend(Backend):
                  api_key: str | None = None, # default: $OPENAI_API_KEY (a dummy for a loopback server)
                  mode: str = 'tools', # tools | json | json_schema
                  concurrency: int = 8, # most requests in flight
-                 timeout: float | None = 120.0, # wall-clock budget per elicitation, seconds
+                 call_timeout: float | None = None, # bound on one call, all attempts and waits, seconds (None: `CALL_TIMEOUT`)
                  transport_retries: int = 2, # retries of connection errors, 429 and 5xx (within the budget)
-                 cache: Cache | str | Path | None = None):
+                 cache: Cache | str | Path | None = None,
+                 timeout: float | None = None # the older name of `call_timeout`
+                ):
         model = model or os.environ.get('OPENAI_MODEL')
         if not model: raise ModelError('openai backend: no model name; pass model= or set OPENAI_MODEL')
         base_url = base_url or os.environ.get('OPENAI_BASE_URL') or 'https://api.openai.com/v1'
@@ -616,16 +768,27 @@ class OpenAIBackend(Backend):
         import httpx
         self.client = openai.OpenAI(base_url=self.base_url, api_key=api_key, max_retries=0,
                                     http_client=httpx.Client(limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)))
-        super().__init__(f'{model}@{self.base_url}', cache=cache, mode=mode, concurrency=concurrency, timeout=timeout)
+        super().__init__(f'{model}@{self.base_url}', cache=cache, mode=mode, concurrency=concurrency, call_timeout=call_timeout, timeout=timeout)
+
+    def _dispatch(self, kw, deadline):
+        return self._in_worker(lambda: self._create(kw, max(deadline - time.monotonic(), 0.0)), deadline)
 
     def _create(self, kw, remaining):
+        end = time.monotonic() + remaining
         for i in range(self.transport_retries + 1):
+            left = end - time.monotonic()
+            if left <= 0: raise _Unfinished('timeout', 'no time left for the request')
             try: return self.client.post('/chat/completions', body={'model': self.model_name, **kw}, cast_to=ChatCompletion,
-                                         options={} if remaining is None else {'timeout': remaining})
+                                         options={'timeout': left})
             except openai.APITimeoutError: raise
             except _TRANSIENT:
                 if i == self.transport_retries: raise
-                time.sleep(min(0.5 * 2 ** i, 8.0))
+                if self._stop.wait(min(0.5 * 2 ** i, 8.0, max(end - time.monotonic(), 0.0))): raise _Unfinished('interrupted')
+
+    def _why(self, e):
+        if isinstance(e, openai.APITimeoutError): return 'timeout'      # (an APIConnectionError too: test it first)
+        if isinstance(e, _TRANSIENT): return 'transport'
+        return super()._why(e)
 
 # %% ../nbs/05_models.ipynb #016ef78e
 class ReplayBackend(Backend):
@@ -633,16 +796,19 @@ class ReplayBackend(Backend):
     name = 'replay'
     def __init__(self, cache: Cache | str | Path, # the recorded cache
                  model: str | None = None, # the recorded model id (default: the only one in the cache)
-                 mode: str = 'tools'):
+                 mode: str = 'tools',
+                 **kw # call_timeout / timeout, as for any backend
+                ):
         cache = as_cache(cache)
         if model is None:
             ids = cache.models()
             if len(ids) != 1: raise ModelError(f'replay: {cache.path} holds {len(ids)} model ids ({", ".join(ids) or "none"}); pass model=')
             model = ids[0]
-        super().__init__(model, cache=cache, mode=mode)
+        super().__init__(model, cache=cache, mode=mode, **kw)
     def _create(self, kw, remaining): raise AssertionError('unreachable')
     def elicit(self, messages, seed=0, temperature=0.0, replicate=0, max_retries=2, max_tokens=1024, timeout=None) -> Call:
         key = self.key(messages, seed=seed, temperature=temperature, replicate=replicate, max_retries=max_retries, max_tokens=max_tokens)
+        if self.interrupted: raise self._incomplete('interrupted', self._budget(timeout))
         hit = self.cache.get(key)
         if hit is None: raise ModelError(f'replay: no cached call for key {key} (model {self.model}) in {self.cache.path}')
         return hit
@@ -685,24 +851,28 @@ class _StubHandler(BaseHTTPRequestHandler):
             i, srv.hits, srv.inflight = srv.hits, srv.hits + 1, srv.inflight + 1
             srv.max_inflight = max(srv.max_inflight, srv.inflight); srv.requests.append(body)
         try:
-            if srv.delay: time.sleep(srv.delay)
+            if srv.delay: srv.stopping.wait(None if math.isinf(srv.delay) else srv.delay)
         finally:
             with srv.lock: srv.inflight -= 1
+        if srv.stopping.is_set(): self.close_connection = True; return     # shut down while waiting: no answer
         reply = srv.replies[i % len(srv.replies)]
         if isinstance(reply, dict) and 'status' in reply: return self._send(reply['status'], {'error': {'message': reply.get('content', 'error')}})
         self._send(200, completion_dict(reply, self.server.model, self.server.usage))
 
+class _Stub(ThreadingHTTPServer):
+    def shutdown(self): self.stopping.set(); super().shutdown()
+
 def serve_stub(replies: list[str | dict] | None = None, # replies in order, cycling (default: one valid belief)
-               delay: float = 0.0, # seconds each reply waits (a fixed model latency)
+               delay: float = 0.0, # seconds each reply waits (a fixed model latency); math.inf: never answers
                usage: bool = True, # report token usage
                model: str = 'stub-model', # the model name it reports
                port: int = 0 # 0: a free port
               ) -> ThreadingHTTPServer:
     "Start an OpenAI-compatible stub on 127.0.0.1 (`.url`, `.hits`, `.requests`, `.max_inflight`; stop with `.shutdown()`)."
-    srv = ThreadingHTTPServer(('127.0.0.1', port), _StubHandler)
+    srv = _Stub(('127.0.0.1', port), _StubHandler)
     srv.daemon_threads, srv.request_queue_size = True, 128
     srv.replies, srv.delay, srv.usage, srv.model = replies or [json.dumps(example_belief())], delay, usage, model
-    srv.hits, srv.inflight, srv.max_inflight, srv.requests, srv.lock = 0, 0, 0, [], threading.Lock()
+    srv.hits, srv.inflight, srv.max_inflight, srv.requests, srv.lock, srv.stopping = 0, 0, 0, [], threading.Lock(), threading.Event()
     srv.url = f'http://127.0.0.1:{srv.server_address[1]}/v1'
     threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     return srv

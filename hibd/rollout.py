@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Callable
 from .harness import Harness
 from .harnesses import get_harness, HARNESSES
-from .models import Backend, Cache, Call, canonical_json, call_key, ModelError
+from .models import Backend, Cache, Call, CallIncomplete, canonical_json, call_key, ModelError
 from .sandbox import Workspace
 from .tasks import Task, load_task
 
@@ -111,22 +111,20 @@ def propose(backend: Backend, # any backend (`Backend.complete` makes one plain 
             messages: list[dict], # `react_messages`
             seed: int | None = 0, temperature: float = 0.0, max_tokens: int = 256,
             cache: ProposalCache | None = None, timeout: float | None = None) -> dict:
-    "One free-text completion: `{key, text, action, tokens, latency_s, cached, error}` (cached by content)."
+    "One free-text completion: `{key, text, action, tokens, latency_s, cached, error}` (cached by content); `CallIncomplete` if it did not finish."
     params = {'temperature': float(temperature), 'max_tokens': int(max_tokens), 'kind': 'react'}
     key = call_key(backend.model, messages, params, seed, 0, schema=_PROPOSAL_SCHEMA)
     if cache is not None and (hit := cache.get(key)) is not None: return hit
     if backend.name == 'replay': raise ModelError(f'replay: no cached proposal for key {key} (model {backend.model})')
-    t0, text, err, tokens = time.perf_counter(), None, None, {'prompt': None, 'completion': None}
-    try:
-        r = backend.complete([dict(m) for m in messages], seed=seed, temperature=temperature, max_tokens=max_tokens, timeout=timeout)
-        msg = r.choices[0].message
-        text = msg.content or ''.join(c.function.arguments for c in (msg.tool_calls or []))
-        u = getattr(r, 'usage', None)
-        tokens = {'prompt': getattr(u, 'prompt_tokens', None), 'completion': getattr(u, 'completion_tokens', None)}
-    except TimeoutError as e: err = f'timeout: {e}'
+    t0 = time.perf_counter()
+    r = backend.complete([dict(m) for m in messages], seed=seed, temperature=temperature, max_tokens=max_tokens, timeout=timeout)
+    msg = r.choices[0].message
+    text = msg.content or ''.join(c.function.arguments for c in (msg.tool_calls or []))
+    u = getattr(r, 'usage', None)
+    tokens = {'prompt': getattr(u, 'prompt_tokens', None), 'completion': getattr(u, 'completion_tokens', None)}
     rec = {'key': key, 'model': backend.model, 'text': text, 'action': parse_action(text or ''), 'tokens': tokens,
-           'latency_s': round(time.perf_counter() - t0, 3), 'error': err, 'cached': False}
-    if cache is not None and err is None: cache.put(rec)
+           'latency_s': round(time.perf_counter() - t0, 3), 'error': None, 'cached': False}   # `error` stays for the record's shape
+    if cache is not None: cache.put(rec)
     return rec
 
 # %% ../nbs/06_rollout.ipynb #9895a70d
@@ -134,7 +132,7 @@ RECORD_FIELDS = ('kind', 'run_id', 'rollout_id', 'task', 'group', 'harness', 'mo
                  'temperature', 'step', 'prompt_hash', 'observation', 'action', 'executed', 'commands_shown', 'gate',
                  'transitions', 'verification', 'repair', 'hidden', 'label', 'budget', 'proposal', 'terminal', 'belief', 'ok',
                  'error', 'raw_texts', 'tokens', 'latency_s', 'attempts', 'retries', 'limit', 'cached', 'call_key',
-                 'react', 'rollout_limit', 'biwm')
+                 'react', 'biwm')
 
 def _gate_record(harness: Harness, action: str | None, task: Task, files) -> dict | None:
     "The gate's decision on a recommended `action` as a dict (None when there is no recommendation)."
@@ -153,8 +151,19 @@ def _recommended(belief: dict | None) -> str | None:
 
 # %% ../nbs/06_rollout.ipynb #b9246375
 class Stopped(Exception):
-    "A sweep-level limit stopped the rollout mid-way (the partial rollout is discarded and redone on resume)."
+    "A limit stopped the rollout mid-way: a sweep limit, SIGTERM, or its own `rollout_wall_s` (the partial rollout is discarded and redone on resume)."
     def __init__(self, limit: str): super().__init__(limit); self.limit = limit
+
+def _within(deadline: float | None, # the rollout's wall-clock deadline (monotonic), or None
+            fn: Callable, **kw):
+    "`fn(**kw, timeout=<time left>)`; `Stopped('rollout_wall_s')` when the rollout's wall budget is spent before or during the call."
+    if deadline is None: return fn(**kw)
+    left = deadline - time.monotonic()
+    if left <= 0: raise Stopped('rollout_wall_s')
+    try: return fn(**kw, timeout=left)
+    except CallIncomplete as e:
+        if e.why == 'timeout' and time.monotonic() >= deadline: raise Stopped('rollout_wall_s') from e
+        raise
 
 def rollout(task: Task | str, # a task or task id
             harness: Harness | str, # a harness or harness id
@@ -173,7 +182,7 @@ def rollout(task: Task | str, # a task or task id
             proposals: ProposalCache | str | Path | None = None, # cache of agent_free proposals
             limits=None, # sandbox `Limits`
            ) -> list[dict]:
-    "Run one rollout and return its step records (steps 0..K, fewer only when `wall_s` ran out)."
+    "Run one rollout and return its step records (steps 0..K); `Stopped` or `CallIncomplete` if it could not finish."
     task = load_task(task) if isinstance(task, str) else task
     harness = get_harness(harness)
     if mode not in MODES: raise ValueError(f'mode: expected one of {MODES}, got {mode!r}')
@@ -212,8 +221,7 @@ def rollout(task: Task | str, # a task or task id
             ev = st.events if st is not None else {}
             # 2. the belief
             msgs = belief_messages(task, t, obs, prev, commands if mode != 'agent_free' else react_cmds, shown_K)
-            left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-            call = backend.elicit(msgs, seed=seed, temperature=temperature, max_tokens=max_tokens, max_retries=max_retries, timeout=left)
+            call = _within(deadline, backend.elicit, messages=msgs, seed=seed, temperature=temperature, max_tokens=max_tokens, max_retries=max_retries)
             belief = call.belief
             rec_action = _recommended(belief)
             files = ws.snapshot() if executes else None
@@ -224,26 +232,22 @@ def rollout(task: Task | str, # a task or task id
                    'proposal': None, 'terminal': None, 'belief': belief, 'ok': call.ok, 'error': call.error,
                    'raw_texts': call.raw_texts, 'tokens': call.tokens, 'latency_s': round(call.latency_s, 3),
                    'attempts': call.attempts, 'retries': max(call.attempts - 1, 0), 'limit': call.limit, 'cached': call.cached,
-                   'call_key': call.key, 'react': None, 'rollout_limit': None}
+                   'call_key': call.key, 'react': None}
             # 3. agent_free: the command comes from the plain ReAct prompt; the belief never reaches it
             if mode == 'agent_free':
                 if action: react_cmds.append((t, action, ''))
                 rmsgs = react_messages(task, t, obs, react_cmds, shown_K)
-                left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-                r = propose(backend, rmsgs, seed=seed, temperature=temperature, max_tokens=min(max_tokens, 256),
-                            cache=proposals, timeout=left)
+                r = _within(deadline, propose, backend=backend, messages=rmsgs, seed=seed, temperature=temperature,
+                            max_tokens=min(max_tokens, 256), cache=proposals)
                 rec['react'] = {'prompt_hash': messages_hash(rmsgs), **{k: r[k] for k in ('text', 'action', 'tokens', 'latency_s', 'cached', 'error')}}
                 rec_action = r['action']
             # 4. the gate on the recommendation, every step, every mode
             rec['proposal'] = _gate_record(harness, rec_action, task, files)
             # 5. terminal outcome of this prefix
             if executes and (every or t == K): rec['terminal'] = _terminal(sess, task)
-            out_of_time = deadline is not None and t < K and deadline - time.monotonic() <= 0
-            if out_of_time: rec['rollout_limit'] = 'rollout_wall_s'
             records.append(rec)
             if on_step is not None: on_step(rec)
             prev = belief
-            if out_of_time: break
     return records
 
 def rollout_id(task: str, harness: str, seed: int, K: int) -> str:

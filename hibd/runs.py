@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_runs.ipynb #7db2e56d
 from __future__ import annotations
-import hashlib, importlib.metadata, json, os, platform, signal, socket, subprocess, sys, threading, time, tomllib, warnings
+import fcntl, hashlib, importlib.metadata, json, os, platform, signal, socket, subprocess, sys, threading, time, tomllib, warnings
 from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -17,19 +17,33 @@ import hibd
 from .harnesses import HARNESSES, get_harness
 from .metrics import divergence
 from .schema import to_table
-from .models import Backend, Cache, ModelError, ScriptedBackend, canonical_json, get_backend, file_sha256
+from .models import Backend, Cache, CallIncomplete, LOCAL_MODELS, ModelError, ScriptedBackend, canonical_json, get_backend, file_sha256
 from .rollout import MODES, ProposalCache, Stopped, rollout, rollout_id
-from .sandbox import this_process, process_alive
+from .sandbox import this_process
 from .stats import ID_COLUMNS, check_pairs, describe
 from .tasks import GROUPS, Task, load_tasks
 
 # %% auto #0
-__all__ = ['ModelSpec', 'RunLimits', 'SweepConfig', 'ConfigError', 'parse_config', 'load_config', 'resolve_tasks', 'Unit',
-           'units', 'reuse_files', 'make_backend', 'RunLocked', 'RunLock', 'task_hash', 'manifest', 'end_record',
-           'run_unit', 'run_sweep', 'read_rollouts', 'load_run', 'belief_rows', 'pairs', 'rates', 'summary']
+__all__ = ['SPEC_FORMS', 'DAMAGED', 'check_spec', 'ModelSpec', 'RunLimits', 'SweepConfig', 'ConfigError', 'RunError',
+           'parse_config', 'load_config', 'resolve_tasks', 'Unit', 'units', 'reuse_files', 'make_backend', 'RunLocked',
+           'RunLock', 'task_hash', 'manifest', 'end_record', 'run_unit', 'rollout_records', 'run_sweep',
+           'read_rollouts', 'load_run', 'belief_rows', 'pairs', 'rates', 'summary']
 
 # %% ../nbs/07_runs.ipynb #949ffc88
 _strict = ConfigDict(extra='forbid')
+SPEC_FORMS = 'local, local:NAME, local:PATH.gguf, openai:<model>, replay, replay:<calls.jsonl> or scripted:<replies.json>'
+
+def check_spec(spec: str # a model spec, e.g. `local` or `openai:gpt-4o-mini`
+              ) -> str:
+    "`spec` if its kind and form are known (nothing is loaded or opened), else a `ValueError` saying which forms there are."
+    kind, colon, arg = str(spec).partition(':')
+    ok = (kind == 'local' and (not colon or arg in LOCAL_MODELS or arg.endswith('.gguf')) or
+          kind == 'openai' and bool(arg.strip()) or kind == 'replay' and (not colon or bool(arg.strip())) or
+          kind == 'scripted' and bool(arg.strip()))
+    if not ok or spec != spec.strip():
+        known = f' (local models: {", ".join(LOCAL_MODELS)})' if kind == 'local' else ''
+        raise ValueError(f'unknown model spec {spec!r}: use {SPEC_FORMS}{known}')
+    return spec
 
 class ModelSpec(BaseModel):
     "Which model answers: `local` (default), `local:NAME`, `openai:<model>`, `replay`, `replay:<calls.jsonl>`, `scripted:<replies.json>`."
@@ -37,7 +51,10 @@ class ModelSpec(BaseModel):
     spec: str = 'local'
     base_url: str | None = None          # openai: the endpoint (default $OPENAI_BASE_URL)
     max_retries: int = Field(2, ge=0)    # re-asks after a schema failure
-    call_timeout: float | None = Field(None, gt=0)   # wall-clock budget of one elicitation, seconds
+    call_timeout: float | None = Field(None, gt=0)   # bound on one model call, seconds (None: the backend's default)
+    @field_validator('spec')
+    @classmethod
+    def _spec(cls, v): return check_spec(v)
 
 class RunLimits(BaseModel):
     "Limits that bind; `None` means unlimited."
@@ -79,6 +96,7 @@ class SweepConfig(BaseModel):
     def _seeds(cls, v):
         if not v: raise ValueError('at least one seed is needed')
         if len(set(v)) != len(v): raise ValueError(f'repeated seeds: {v}')
+        if any(s < 0 for s in v): raise ValueError(f'every seed must be >= 0 (got {v}; a model server reads a negative seed as "random")')
         return v
     @field_validator('harnesses')
     @classmethod
@@ -101,6 +119,9 @@ class SweepConfig(BaseModel):
 
 class ConfigError(ValueError):
     "A sweep config that cannot be run; the message names the file and the field."
+
+class RunError(RuntimeError):
+    "A run directory that cannot be read or resumed as it is; the message names the file and what to do."
 
 # %% ../nbs/07_runs.ipynb #1f7d9964
 def _field(loc) -> str: return '.'.join(str(x) for x in loc) or '(top level)'
@@ -164,55 +185,61 @@ def reuse_files(cfg: SweepConfig, config_path: str | Path) -> list[Path]:
 def make_backend(spec: str, # local | local:NAME | openai:<model> | replay | replay:<calls.jsonl> | scripted:<replies.json>
                  run_dir: str | Path | None = None, # the run directory (its calls.jsonl is the cache)
                  base_url: str | None = None, # openai endpoint
-                 timeout: float | None = None, # default wall-clock budget per elicitation
+                 call_timeout: float | None = None, # bound on one model call, seconds (None: the backend's own default)
                  reuse=() # other calls.jsonl files answering prompts they already hold (see `Cache`)
                 ) -> Backend:
     "The backend for `spec`, caching into `run_dir/calls.jsonl`."
+    try: check_spec(spec)
+    except ValueError as e: raise ModelError(str(e)) from None
     path = None if run_dir is None else Path(run_dir)/'calls.jsonl'
     kind, _, arg = spec.partition(':')
     cache = None if path is None or kind == 'replay' else Cache(path, reuse=reuse)
     if kind == 'replay':
         src = Path(arg) if arg else path
         if src is None or not Path(src).is_file(): raise ModelError(f'replay: no recorded calls at {src} (pass replay:<calls.jsonl>)')
-        return get_backend('replay', cache=src)
+        return get_backend('replay', cache=src, call_timeout=call_timeout)
     if kind == 'scripted':
         replies = json.loads(Path(arg).read_text())
-        return ScriptedBackend(replies, model=f'scripted:{Path(arg).name}', cache=cache, timeout=timeout)
-    if kind == 'openai': return get_backend(spec, cache=cache, base_url=base_url, timeout=timeout)
-    if kind == 'local': return get_backend(spec, cache=cache, timeout=timeout)
-    raise ModelError(f'unknown model spec {spec!r}: use local, local:NAME, openai:<model>, replay, replay:<calls.jsonl> or scripted:<replies.json>')
+        return ScriptedBackend(replies, model=f'scripted:{Path(arg).name}', cache=cache, call_timeout=call_timeout)
+    if kind == 'openai': return get_backend(spec, cache=cache, base_url=base_url, call_timeout=call_timeout)
+    return get_backend(spec, cache=cache, call_timeout=call_timeout)   # local
 
 # %% ../nbs/07_runs.ipynb #32893cec
 class RunLocked(RuntimeError):
     "Another live process is writing this run directory."
 
 class RunLock:
-    "An exclusive lock on a run directory (`.lock` created with O_EXCL); a dead writer's lock is reported and cleared."
-    def __init__(self, run_dir: str | Path): self.path = Path(run_dir)/'.lock'; self.cleared = None
+    "An exclusive lock on a run directory: `flock` on `.lock` (never deleted), which also holds the writer's record."
+    def __init__(self, run_dir: str | Path): self.path = Path(run_dir)/'.lock'; self.cleared = None; self._fd = None
+    def _held(self, fd: int) -> dict:
+        "The record in the lock file (empty when none was written or it is not JSON)."
+        try: rec = json.loads(os.pread(fd, 1 << 16, 0).decode() or '{}')
+        except (OSError, ValueError): return {}
+        return rec if isinstance(rec, dict) else {}
     def acquire(self):
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            held = self._held(fd); os.close(fd)
+            pid, host, since = held.get('pid'), held.get('host'), held.get('started')
+            if host not in (None, socket.gethostname()):
+                raise RunLocked(f'{self.path.parent}: locked by PID {pid} on host {host} since {since}; wait for it to finish or stop it, '
+                                'then re-run to resume') from None
+            raise RunLocked(f'{self.path.parent}: another sweep (PID {pid}, since {since}) is writing this '
+                            'run directory; wait for it to finish or stop it, then re-run to resume') from None
+        held = self._held(fd)
+        if held:
+            warnings.warn(f'{self.path.parent}: clearing a stale lock of PID {held.get("pid")} (that process is gone; it was probably killed)')
+            self.cleared = held
         me = {**this_process(), 'started': time.strftime('%Y-%m-%dT%H:%M:%S%z')}
-        for _ in range(3):
-            try: fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                try: held = json.loads(self.path.read_text() or '{}')
-                except (OSError, ValueError): held = {}
-                pid, host = held.get('pid'), held.get('host')
-                if host not in (None, me['host']):
-                    raise RunLocked(f'{self.path.parent}: locked by PID {pid} on host {host} since {held.get("started")}; '
-                                    f'if that process is gone, delete {self.path}')
-                if process_alive(held):
-                    raise RunLocked(f'{self.path.parent}: another sweep (PID {pid}, since {held.get("started")}) is writing this '
-                                    'run directory; wait for it to finish or stop it, then re-run to resume')
-                warnings.warn(f'{self.path.parent}: removing a stale lock of PID {pid} (that process is gone; it was probably killed)')
-                self.cleared = held
-                self.path.unlink(missing_ok=True); continue
-            with os.fdopen(fd, 'w') as f: json.dump(me, f)
-            return self
-        raise RunLocked(f'{self.path}: could not acquire the lock')
+        os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(me).encode(), 0)
+        self._fd = fd
+        return self
     def release(self):
-        try:
-            if json.loads(self.path.read_text()).get('pid') == os.getpid(): self.path.unlink()
-        except (OSError, ValueError): pass
+        "Empty the record (a clean exit) and drop the lock."
+        if self._fd is None: return
+        try: os.ftruncate(self._fd, 0)
+        finally: os.close(self._fd); self._fd = None   # closing the file drops the flock
     def __enter__(self): return self.acquire()
     def __exit__(self, *exc): self.release()
 
@@ -274,10 +301,9 @@ def _tokens_of(r: dict) -> tuple[int, bool]:
     return n, missing
 
 def end_record(u: Unit, recs: list[dict], wall_s: float) -> dict:
-    "The last line of a finished rollout file: status, which limit fired, calls, tokens (missing kept apart), failures."
+    "The last line of a finished rollout file: status, calls, tokens (missing kept apart), failures."
     toks = [_tokens_of(r) for r in recs]
-    limit = recs[-1].get('rollout_limit') if recs else 'rollout_wall_s'
-    return {'kind': 'end', 'rollout_id': u.id, 'status': 'limit' if limit else 'complete', 'limit': limit,
+    return {'kind': 'end', 'rollout_id': u.id, 'status': 'complete', 'limit': None,   # `limit`: kept for older readers (a truncated rollout is never finished now)
             'steps': len(recs), 'K': u.K, 'calls': sum(not r['cached'] for r in recs), 'cached_calls': sum(bool(r['cached']) for r in recs),
             'tokens': sum(n for n, _ in toks), 'steps_missing_tokens': sum(m for _, m in toks),
             'schema_failures': sum(not r['ok'] for r in recs), 'retries': sum(r['retries'] for r in recs), 'wall_s': round(wall_s, 3)}
@@ -327,15 +353,27 @@ class _Budget:
         return self.fired
 
 @contextmanager
-def _stop_on_sigterm(budget: _Budget):
-    "While the sweep runs, SIGTERM stops it like a limit (`budget.fired = 'SIGTERM'`); a second SIGTERM acts as before."
+def _stop_on_sigterm(budget: _Budget, backend: Backend | None = None):
+    "While the sweep runs, SIGTERM stops it like a limit (`budget.fired = 'SIGTERM'`) and interrupts `backend`'s call in flight; a second SIGTERM acts as before."
     if threading.current_thread() is not threading.main_thread(): yield; return   # handlers live in the main thread only
     def handler(signum, frame):
         budget.fired = 'SIGTERM'; signal.signal(signal.SIGTERM, old)
-        print('hibd: SIGTERM: stopping at the next step; run the same command again to resume', file=sys.stderr)
+        if backend is not None: backend.interrupt()
+        print('hibd: SIGTERM: stopping now (the call in flight is interrupted); run the same command again to resume', file=sys.stderr)
     old = signal.signal(signal.SIGTERM, handler)
     try: yield
-    finally: signal.signal(signal.SIGTERM, old)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        if backend is not None and budget.fired == 'SIGTERM': backend.clear_interrupt()   # a backend passed in may be used again
+
+def _left(u: Unit, e: BaseException, fired: str | None = None) -> dict:
+    "What a rollout that raised `e` leaves for the resume: `stopped` (the sweep stops), `incomplete` (a call or its wall budget) or `error`."
+    if isinstance(e, Stopped) and e.limit != 'rollout_wall_s': return {'kind': 'stopped', 'rollout_id': u.id, 'limit': e.limit, 'started': True}
+    if isinstance(e, CallIncomplete) and fired: return {'kind': 'stopped', 'rollout_id': u.id, 'limit': fired, 'started': True}
+    if isinstance(e, Stopped): return {'kind': 'incomplete', 'rollout_id': u.id, 'why': 'rollout_wall_s',
+                                       'error': 'rollout_wall_s: the rollout ran out of its wall-clock budget before its last step'}
+    if isinstance(e, CallIncomplete): return {'kind': 'incomplete', 'rollout_id': u.id, 'why': e.why, 'error': f'{e.why}: {e}'}
+    return {'kind': 'error', 'rollout_id': u.id, 'error': f'{type(e).__name__}: {e}'}
 
 _WORKER_BACKENDS: dict = {}
 
@@ -345,8 +383,7 @@ def _dask_unit(u: Unit, run_dir: str, design: dict, run_id: str, spec: str, base
     if key not in _WORKER_BACKENDS: _WORKER_BACKENDS[key] = make_backend(spec, run_dir, base_url, timeout, reuse)
     stop = (lambda: 'sweep_wall_s' if time.time() >= deadline else None) if deadline else None
     try: return run_unit(u, Path(run_dir), design, run_id, _WORKER_BACKENDS[key], rollout_wall_s, stop)
-    except Stopped as e: return {'kind': 'stopped', 'rollout_id': u.id, 'limit': e.limit}
-    except Exception as e: return {'kind': 'error', 'rollout_id': u.id, 'error': f'{type(e).__name__}: {e}'}
+    except Exception as e: return _left(u, e)
 
 def _run_local(todo, run_dir, design, run_id, backend, cfg, budget, bar) -> list[dict]:
     workers = 1 if backend is None or backend.name == 'local' else cfg.concurrency
@@ -354,8 +391,7 @@ def _run_local(todo, run_dir, design, run_id, backend, cfg, budget, bar) -> list
         if budget.stop(): return {'kind': 'stopped', 'rollout_id': u.id, 'limit': budget.fired, 'started': False}
         def on_step(rec): budget.add(rec); bar.update(1)
         try: return run_unit(u, run_dir, design, run_id, backend, cfg.limits.rollout_wall_s, budget.stop, on_step)
-        except Stopped as e: return {'kind': 'stopped', 'rollout_id': u.id, 'limit': e.limit, 'started': True}
-        except Exception as e: return {'kind': 'error', 'rollout_id': u.id, 'error': f'{type(e).__name__}: {e}'}
+        except Exception as e: return _left(u, e, budget.fired)
     if workers == 1: return [one(u) for u in todo]
     with ThreadPoolExecutor(max_workers=workers) as ex: return [f.result() for f in as_completed([ex.submit(one, u) for u in todo])]
 
@@ -377,18 +413,91 @@ def _run_dask(todo, run_dir, design, run_id, cfg, model, base_url, budget, bar, 
                 break
     return out
 
-# %% ../nbs/07_runs.ipynb #e340eb0a
-def _done(run_dir: Path) -> dict:
-    "Finished rollouts in `run_dir`: id -> end record (files without an end record are not finished)."
-    out = {}
-    for p in sorted((run_dir/'rollouts').glob('*.jsonl')):
-        lines = p.read_bytes().rstrip(b'\n').split(b'\n')
-        try: end = json.loads(lines[-1])
-        except ValueError: end = {}
-        if end.get('kind') == 'end': out[p.stem] = end
-        else: warnings.warn(f'{p}: no end record; it will be redone'); p.unlink()
-    return out
+# %% ../nbs/07_runs.ipynb #d5a1c3e1
+DAMAGED = 'damaged'   # rollouts/damaged/: damaged rollout files set aside (the readers' `rollouts/*.jsonl` does not reach it)
+_REDO = 'run `hibd run CONFIG --out {run_dir}` with this run\'s config: it sets the file aside (rollouts/damaged/) and redoes the rollout from the cached calls'
+_RECORD_DESIGN = ('mode', 'model', 'announce_horizon', 'temperature')   # design fields every step record carries
 
+class _Damaged(Exception):
+    def __init__(self, line: int, what: str): super().__init__(what); self.line, self.what = line, what
+
+def _whole(path: Path) -> tuple[list[dict], dict]:
+    "The step and end records of the rollout file `path`, or `_Damaged(line, what)` for the first thing wrong with it."
+    lines = path.read_bytes().split(b'\n')
+    if lines[-1] == b'': lines.pop()
+    if not lines: raise _Damaged(1, 'the file is empty')
+    recs = []
+    for i, line in enumerate(lines, 1):
+        try: r = json.loads(line)
+        except ValueError as e: raise _Damaged(i, f'not a JSON record ({e})') from None
+        if not isinstance(r, dict): raise _Damaged(i, f'not a record (a JSON {type(r).__name__})')
+        if r.get('rollout_id') != path.stem: raise _Damaged(i, f'rollout_id {r.get("rollout_id")!r} is not the file\'s {path.stem!r}')
+        recs.append(r)
+    *steps, end = recs
+    if end.get('kind') != 'end': raise _Damaged(len(recs), 'the last line is not an end record: the rollout did not finish')
+    for i, r in enumerate(steps, 1):
+        if r.get('kind') != 'step' or r.get('step') != i - 1:
+            raise _Damaged(i, f'expected the record of step {i - 1}, found kind {r.get("kind")!r}, step {r.get("step")!r}')
+        if r.get('run_id') != steps[0].get('run_id'): raise _Damaged(i, f'run_id {r.get("run_id")!r} differs from line 1\'s {steps[0].get("run_id")!r}')
+    if end.get('steps') != len(steps): raise _Damaged(len(recs), f'the end record counts {end.get("steps")} steps, the file holds {len(steps)}')
+    K = end.get('K')
+    if end.get('status') != 'complete' or not isinstance(K, int) or len(steps) != K + 1:
+        raise _Damaged(len(recs), f'a truncated rollout ({len(steps)} steps for K={K}, status {end.get("status")!r}, limit {end.get("limit")!r}), not a finished one')
+    return steps, end
+
+def rollout_records(path: str | Path, # a rollout file, rollouts/<id>.jsonl
+                    run_id: str | None = None # the run it must belong to (None: not checked)
+                   ) -> tuple[list[dict], dict]:
+    "The step records and the end record of the finished rollout at `path`; a `RunError` naming file:line if it is damaged or of another run."
+    path = Path(path)
+    try: steps, end = _whole(path)
+    except _Damaged as e: raise RunError(f'{path}:{e.line}: {e.what}. The rollout file is damaged: {_REDO.format(run_dir=path.parent.parent)}') from None
+    if run_id is not None and steps[0].get('run_id') != run_id:
+        raise RunError(f'{path}:1: run_id {steps[0].get("run_id")!r}: a rollout of another design than this run ({run_id!r} in '
+                       f'{path.parent.parent/"manifest.json"}); its numbers must not be pooled with this run\'s: move the file out of rollouts/')
+    return steps, end
+
+# %% ../nbs/07_runs.ipynb #d5a1c3e2
+def _scan(run_dir: Path) -> tuple[dict, list]:
+    "The finished rollouts of `run_dir` (id -> (first step record, end record)) and its damaged rollout files ([(path, problem)])."
+    done, damaged = {}, []
+    for p in sorted((run_dir/'rollouts').glob('*.jsonl')):
+        try: steps, end = _whole(p)
+        except _Damaged as e: damaged.append((p, f'line {e.line}: {e.what}')); continue
+        done[p.stem] = (steps[0], end)
+    return done, damaged
+
+def _set_aside(path: Path, problem: str) -> dict:
+    "Move the damaged rollout file `path` to rollouts/damaged/ (never delete it) and say so; the status entry."
+    dest = path.parent/DAMAGED/f'{path.stem}.{time.strftime("%Y%m%dT%H%M%S")}.{os.getpid()}.jsonl'
+    dest.parent.mkdir(exist_ok=True); os.replace(path, dest)
+    warnings.warn(f'{path}: damaged ({problem}); moved to {dest}; the rollout will be redone')
+    return {'file': f'rollouts/{path.name}', 'moved_to': f'rollouts/{DAMAGED}/{dest.name}', 'problem': problem}
+
+def _foreign(run_dir: Path, done: dict, man: dict):
+    "A `RunError` if finished rollouts belong to another design than `man`'s, naming the first file and the fields that differ."
+    des, bad = man['design'], []
+    for rid, (first, _) in sorted(done.items()):
+        diff = {k: (first.get(k), des.get(k)) for k in _RECORD_DESIGN if first.get(k) != des.get(k)}
+        if diff or first.get('run_id') != man['run_id']: bad.append((rid, first.get('run_id'), diff))
+    if not bad: return
+    rid, other, diff = bad[0]
+    what = '; '.join(f'{k}: {a!r} in the file, {b!r} in this run' for k, (a, b) in diff.items()) or \
+           'tasks, harnesses, K, seeds, max_retries or tokens_per_call differ'
+    more = f' (and {len(bad) - 1} more rollout file{"s" if len(bad) > 2 else ""} of another design)' if len(bad) > 1 else ''
+    raise RunError(f'{run_dir/"rollouts"/(rid + ".jsonl")}: a finished rollout of another design ({what}; run_id {other!r} in the file, '
+                   f'{man["run_id"]!r} in this run){more}. Resuming would pool two designs in one run: use another --out, '
+                   'or move those files out of rollouts/')
+
+def _manifest(run_dir: Path) -> dict | None:
+    "The run's manifest, None if there is none; a `RunError` naming it if it is not JSON."
+    p = run_dir/'manifest.json'
+    if not p.exists(): return None
+    try: return json.loads(p.read_text())
+    except ValueError as e:
+        raise RunError(f'{p}: not valid JSON ({e}); restore it, or delete it: the next `hibd run CONFIG` writes it again from the config') from None
+
+# %% ../nbs/07_runs.ipynb #e340eb0a
 def _log_invocation(run_dir: Path, cfg: SweepConfig, backend, todo: list) -> dict:
     "Append this invocation's operational settings to `run_dir/invocations.jsonl`; return the record."
     rec = {'started': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'pid': os.getpid(), 'git': _git(), 'executor': cfg.executor,
@@ -396,6 +505,23 @@ def _log_invocation(run_dir: Path, cfg: SweepConfig, backend, todo: list) -> dic
            'model_settings': getattr(backend, 'settings', None) if backend is not None and cfg.executor == 'local' else None}
     with open(run_dir/'invocations.jsonl', 'a') as f: f.write(json.dumps(rec, sort_keys=True) + '\n')
     return rec
+
+def _status(all_units, done: dict, ends: list, budget: _Budget, damaged: list, wall_s: float) -> dict:
+    "status.json: this invocation (rollouts done, left, why) and the counts over the whole run directory."
+    fin = [e for e in ends if e['kind'] == 'end']
+    whole = list(done.values()) + fin
+    files = lambda es: sorted(f'rollouts/{e["rollout_id"]}.jsonl' for e in es if e.get('schema_failures'))
+    inc = [e for e in ends if e['kind'] == 'incomplete']
+    return {'finished': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'wall_s': round(wall_s, 3),
+            'rollouts': len(all_units), 'skipped': len(done), 'done': len(fin), 'pending': len(all_units) - len(done) - len(fin),
+            'stopped_by': budget.fired, 'rollout_limits': sorted({e['why'] for e in inc if e['why'] == 'rollout_wall_s'}),
+            'calls': sum(e['calls'] for e in fin), 'tokens_run_total': budget.tokens,
+            'steps_missing_tokens': sum(e['steps_missing_tokens'] for e in fin), 'schema_failures': sum(e['schema_failures'] for e in fin),
+            'beliefs': sum(e['steps'] for e in fin), 'beliefs_failed': sum(e['schema_failures'] for e in fin), 'failure_files': files(fin),
+            'run_rollouts_finished': len(whole), 'run_beliefs': sum(e['steps'] for e in whole),
+            'run_beliefs_failed': sum(e.get('schema_failures', 0) for e in whole), 'run_failure_files': files(whole),
+            'errors': {e['rollout_id']: e['error'] for e in ends if e['kind'] == 'error'},
+            'incomplete': {e['rollout_id']: e['error'] for e in inc}, 'damaged': damaged}
 
 def run_sweep(config_path: str | Path, # the sweep TOML
               out: str | Path | None = None, # run directory (default runs/<name>)
@@ -407,7 +533,9 @@ def run_sweep(config_path: str | Path, # the sweep TOML
              ) -> Path:
     "Run (or resume) the sweep in `config_path`; return the run directory."
     cfg = load_config(config_path)
-    if model: cfg.model.spec = model
+    if model:
+        try: cfg.model.spec = check_spec(model)
+        except ValueError as e: raise ConfigError(f'{config_path}: model.spec (--model): {e}') from None
     if base_url: cfg.model.base_url = base_url
     if scheduler: cfg.executor, cfg.scheduler = 'dask', scheduler
     tasks = resolve_tasks(cfg, str(config_path))
@@ -417,10 +545,10 @@ def run_sweep(config_path: str | Path, # the sweep TOML
     with RunLock(run_dir) as lock:
         if lock.cleared: print(f'hibd: cleared a stale lock left by PID {lock.cleared.get("pid")} (that process is gone)', file=sys.stderr)
         for tmp in (run_dir/'rollouts').glob('.*.tmp'): tmp.unlink()          # partial rollouts of a dead writer: redone
-        mpath = run_dir/'manifest.json'
-        old = json.loads(mpath.read_text()) if mpath.exists() else None
-        done, all_units = _done(run_dir), units(cfg, tasks)
-        todo = [u for u in all_units if u.id not in done]
+        mpath, old = run_dir/'manifest.json', _manifest(run_dir)
+        found, damaged = _scan(run_dir)
+        all_units = units(cfg, tasks)
+        todo = [u for u in all_units if u.id not in found]
         if old is not None and not todo and backend is None:
             man = _design(cfg, tasks, old['design']['model'])          # nothing to run: no model is loaded
             man = {'design': man}
@@ -434,32 +562,32 @@ def run_sweep(config_path: str | Path, # the sweep TOML
                 what = ', '.join(f"{k}: {old['design'].get(k)!r} -> {man['design'].get(k)!r}" for k in diff)
                 raise ConfigError(f'{run_dir} holds a run with a different design ({what}); use another --out')
             man = old
-        else:
+        _foreign(run_dir, found, man)                                         # before a manifest is written
+        if old is None:
             tmpm = mpath.with_suffix('.tmp'); tmpm.write_text(json.dumps(man, indent=1, sort_keys=True)); os.replace(tmpm, mpath)
+        damaged = [_set_aside(p, why) for p, why in damaged]
+        done = {k: end for k, (_, end) in found.items()}
         _log_invocation(run_dir, cfg, backend, todo)
         budget = _Budget(cfg.limits, sum(e['tokens'] for e in done.values()))
         t0 = time.monotonic()
-        with _stop_on_sigterm(budget), tqdm(total=sum(u.K + 1 for u in todo), desc=f'{cfg.name}: {len(todo)} rollouts', unit='step', disable=not progress) as bar:
+        with _stop_on_sigterm(budget, backend if cfg.executor == 'local' else None), \
+             tqdm(total=sum(u.K + 1 for u in todo), desc=f'{cfg.name}: {len(todo)} rollouts', unit='step', disable=not progress) as bar:
             if cfg.executor == 'dask': ends = _run_dask(todo, run_dir, man['design'], man['run_id'], cfg, cfg.model.spec, cfg.model.base_url, budget, bar, reuse)
             else: ends = _run_local(todo, run_dir, man['design'], man['run_id'], backend, cfg, budget, bar)
-        fin = [e for e in ends if e['kind'] == 'end']
-        status = {'finished': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'wall_s': round(time.monotonic() - t0, 3),
-                  'rollouts': len(all_units), 'skipped': len(done), 'done': len(fin), 'pending': len(all_units) - len(done) - len(fin),
-                  'stopped_by': budget.fired, 'rollout_limits': sorted({e['limit'] for e in fin if e['limit']}),
-                  'calls': sum(e['calls'] for e in fin), 'tokens_run_total': budget.tokens,
-                  'steps_missing_tokens': sum(e['steps_missing_tokens'] for e in fin), 'schema_failures': sum(e['schema_failures'] for e in fin),
-                  'errors': {e['rollout_id']: e['error'] for e in ends if e['kind'] == 'error'}}
+        status = _status(all_units, done, ends, budget, damaged, time.monotonic() - t0)
         (run_dir/'status.json').write_text(json.dumps(status, indent=1))
         if budget.fired: print(f'hibd: limit {budget.fired} fired; {status["pending"]} rollouts left for a resume', file=sys.stderr)
         for rid, err in status['errors'].items(): print(f'hibd: rollout {rid} failed and is left for a resume: {err}', file=sys.stderr)
+        for rid, err in status['incomplete'].items(): print(f'hibd: rollout {rid} did not finish and is left for a resume: {err}', file=sys.stderr)
     return run_dir
 
 # %% ../nbs/07_runs.ipynb #d02c189f
 def read_rollouts(run_dir: str | Path) -> list[dict]:
-    "Every step record of the finished rollouts of `run_dir`, file by file, in step order."
+    "Every step record of the finished rollouts of `run_dir`, file by file, in step order; a `RunError` names a damaged or foreign file."
+    run_dir = Path(run_dir)
+    run_id = (_manifest(run_dir) or {}).get('run_id')
     recs = []
-    for p in sorted((Path(run_dir)/'rollouts').glob('*.jsonl')):
-        recs += [r for r in map(json.loads, p.read_text().splitlines()) if r.get('kind') == 'step']
+    for p in sorted((run_dir/'rollouts').glob('*.jsonl')): recs += rollout_records(p, run_id)[0]
     return recs
 
 def load_run(run_dir: str | Path, # a run directory
@@ -467,7 +595,8 @@ def load_run(run_dir: str | Path, # a run directory
             ) -> pd.DataFrame:
     "The step records of a run as a DataFrame (one row per task, harness, seed, K, step)."
     run_dir = Path(run_dir)
-    man = json.loads((run_dir/'manifest.json').read_text())
+    man = _manifest(run_dir)
+    if man is None: raise RunError(f'{run_dir/"manifest.json"}: no manifest; is {run_dir} a run directory? (`hibd run CONFIG --out {run_dir}` writes one)')
     df = pd.DataFrame(read_rollouts(run_dir))
     if df.empty: return df
     df['K_rollout'] = df['K']

@@ -4,14 +4,15 @@
 
 # %% ../nbs/02_sandbox.ipynb #1850a45f
 from __future__ import annotations
-import atexit, functools, hashlib, inspect, json, os, select, shutil, signal, socket, stat, subprocess, sys, tempfile, time, warnings, weakref
+import atexit, ctypes, fcntl, functools, hashlib, inspect, json, os, re, select, shutil, signal, socket, stat, subprocess, sys, tempfile, time, warnings, weakref
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['TRUNCATION_MARKER', 'BWRAP', 'WORKDIR', 'SANDBOX_UID', 'HIDDEN', 'INSTALL_HINT', 'Limits', 'FileChange', 'Transition',
-           'SandboxError', 'Workspace', 'this_process', 'process_alive', 'clear_stale_workspaces']
+__all__ = ['TRUNCATION_MARKER', 'BWRAP', 'WORKDIR', 'SANDBOX_USER', 'SANDBOX_UID', 'SANDBOX_UIDS', 'SYSTEM', 'INSTALL_HINT',
+           'Limits', 'FileChange', 'Transition', 'SandboxError', 'Workspace', 'this_process', 'process_alive',
+           'clear_stale_workspaces']
 
 # %% ../nbs/02_sandbox.ipynb #432e9594
 @dataclass
@@ -23,6 +24,8 @@ class Limits:
     timeout_s: float = 30.0      # wall clock per command; the command's process group is killed after it
     output_chars: int = 100_000  # cap on each of stdout and stderr, in characters
     file_mb: int = 256           # largest file a command may write (RLIMIT_FSIZE), MiB
+    disk_mb: int = 512           # size of the workspace (a tmpfs, where hibd runs as root), MiB; fixed at start
+    tmp_mb: int = 64             # size of the sandbox's private /tmp and of /dev/shm (each a tmpfs), MiB; fixed at start
 
 TRUNCATION_MARKER = '[... hibd: output truncated'
 
@@ -110,7 +113,9 @@ def _agent(cfg_json: str):
     cfg = json.loads(cfg_json)
     if cfg.get('drop') is not None and os.getuid() == 0:  # privileged sandbox: become the unprivileged user
         if cfg.get('chmod_tmp'): os.chmod('/tmp', 0o1777)
-        u = cfg['drop']; os.setgroups([]); os.setresgid(u, u, u); os.setresuid(u, u, u)
+        u = cfg['drop']
+        if os.path.isdir(cfg['scratch']): os.chown(cfg['scratch'], u, u)   # the output tmpfs, made by bwrap as root
+        os.setgroups([]); os.setresgid(u, u, u); os.setresuid(u, u, u)
     for d in (cfg['scratch'], cfg['home']): os.makedirs(d, exist_ok=True)
     groups, n = [], 0
     def reply(d): sys.stdout.write(json.dumps(d) + '\n'); sys.stdout.flush()
@@ -169,8 +174,10 @@ def _agent(cfg_json: str):
 # %% ../nbs/02_sandbox.ipynb #64b672a9
 BWRAP = 'bwrap'            # the bubblewrap binary; a `Workspace` can be given another path
 WORKDIR = '/tmp/repo'      # the workspace inside the sandbox, the same for every rollout
-SANDBOX_UID = 65534        # the unprivileged user commands run as (nobody)
-HIDDEN = ('/tmp', '/run', '/root', '/home')  # replaced by empty private tmpfs mounts inside the sandbox
+SANDBOX_USER = 'agent'     # the name `id -un` and `ls -l` show for the commands' user, whatever its uid
+SANDBOX_UID = 65534        # the commands' uid inside bwrap's user namespace (non-root host)
+SANDBOX_UIDS = range(1_900_000_000, 1_900_000_000 + 4096)  # host uids for sessions started as root: one per live session
+SYSTEM = ('/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32')  # host paths shown read-only (symlinks as symlinks)
 INSTALL_HINT = 'install it with `apt-get install -y bubblewrap` (Debian/Ubuntu; `dnf install bubblewrap` on Fedora)'
 
 class SandboxError(RuntimeError):
@@ -182,7 +189,7 @@ def _sandbox_env(home: str, extra: dict | None = None) -> dict:
     venv_bin = os.path.dirname(sys.executable)
     git_date = '2024-01-01T00:00:00+0000'
     env = {'PATH': f'{venv_bin}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'HOME': home,
-           'USER': 'agent', 'LOGNAME': 'agent', 'SHELL': '/bin/bash', 'LANG': 'C.UTF-8', 'LC_ALL': 'C.UTF-8', 'TZ': 'UTC',
+           'USER': SANDBOX_USER, 'LOGNAME': SANDBOX_USER, 'SHELL': '/bin/bash', 'LANG': 'C.UTF-8', 'LC_ALL': 'C.UTF-8', 'TZ': 'UTC',
            'TERM': 'dumb', 'PAGER': 'cat', 'GIT_PAGER': 'cat', 'NO_COLOR': '1', 'VIRTUAL_ENV': sys.prefix,
            'GIT_AUTHOR_NAME': 'hibd agent', 'GIT_AUTHOR_EMAIL': 'agent@hibd.invalid', 'GIT_AUTHOR_DATE': git_date,
            'GIT_COMMITTER_NAME': 'hibd agent', 'GIT_COMMITTER_EMAIL': 'agent@hibd.invalid', 'GIT_COMMITTER_DATE': git_date,
@@ -192,25 +199,51 @@ def _sandbox_env(home: str, extra: dict | None = None) -> dict:
            'PYTEST_ADDOPTS': '-p no:cacheprovider', 'OMP_NUM_THREADS': '1', 'OPENBLAS_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'}
     return {**env, **(extra or {})}
 
-def _rebinds() -> list[str]:
-    "hibd's Python installation paths that a `HIDDEN` mount would hide, to bind back read-only."
-    out = []
-    for p in dict.fromkeys([sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))]):
-        if any(p == h or p.startswith(h + '/') for h in HIDDEN) and not any(p.startswith(q + '/') for q in out): out.append(p)
-    return sorted(out)
+_SCRATCH = '/tmp/.hibd'   # inside the sandbox: the agent's own tmpfs for command output, so a full /tmp cannot swallow it
 
-def _bwrap_argv(bwrap: str, ws: str, privileged: bool) -> list[str]:
-    "The bubblewrap command line for a session over host directory `ws`."
-    a = [bwrap, '--ro-bind', '/', '/']
-    for h in HIDDEN:
-        if os.path.isdir(h): a += ['--tmpfs', h]
-    for p in _rebinds():  # intermediate dirs inside the tmpfs must be traversable by the sandbox user
+def _under(p: str, tops) -> bool: return any(p == t or p.startswith(t.rstrip('/') + '/') for t in tops)
+
+def _python_dirs() -> list[str]:
+    "hibd's Python (the venv itself, the base install, the interpreter's real dir) where `SYSTEM` does not show it already."
+    out = []
+    for p in sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}):
+        if not _under(p, (*SYSTEM, *out)): out.append(p)
+    return out
+
+def _identity(root: Path, uid: int) -> dict[str, str]:
+    "Write a passwd and a group file naming `uid` `SANDBOX_USER` into `root`; return `{path inside: host file}`."
+    out = {}
+    for name, entry in (('passwd', f'{SANDBOX_USER}:x:{uid}:{uid}:hibd agent:/tmp/home:/bin/bash'), ('group', f'{SANDBOX_USER}:x:{uid}:')):
+        try: host = Path('/etc', name).read_text().splitlines()
+        except OSError: host = []
+        keep = [l for l in host if l.split(':')[0] != SANDBOX_USER and l.split(':')[2:3] != [str(uid)]]
+        f = root/name; f.write_text('\n'.join(keep + [entry]) + '\n'); f.chmod(0o644)
+        out[f'/etc/{name}'] = str(f)
+    return out
+
+def _bwrap_argv(bwrap: str, # the bubblewrap binary
+                ws: str, # host directory bound writable at `WORKDIR`
+                privileged: bool, # the host is root: no user namespace, the agent drops to its own uid
+                tmp_mb: int = 64, # size of the private /tmp and /dev/shm, MiB
+                files: dict | None = None, # `{path inside: host file}` bound read-only on top of the system (`_identity`)
+                out_mb: int = 513 # size of the agent's own tmpfs for command output (`_SCRATCH`), MiB
+               ) -> list[str]:
+    "The bubblewrap command line for a session over host directory `ws`: the system, hibd's Python and the workspace, nothing else."
+    a, size = [bwrap], str(tmp_mb << 20)
+    for p in SYSTEM:
+        if os.path.islink(p): a += ['--symlink', os.readlink(p), p]   # merged /usr: /bin -> usr/bin
+        elif os.path.isdir(p): a += ['--ro-bind', p, p]
+    for dst, src in (files or {}).items(): a += ['--ro-bind', src, dst]
+    a += ['--perms', '1777', '--size', size, '--tmpfs', '/tmp', '--perms', '0700', '--size', str(out_mb << 20), '--tmpfs', _SCRATCH]
+    made = {'/tmp', _SCRATCH}
+    for p in _python_dirs():  # its parents are new empty dirs, traversable by the sandbox user
         parts = p.strip('/').split('/')
-        for i in range(2, len(parts)): a += ['--perms', '0755', '--dir', '/' + '/'.join(parts[:i])]
+        for d in ('/' + '/'.join(parts[:i]) for i in range(1, len(parts))):
+            if d not in made: a += ['--perms', '0755', '--dir', d]; made.add(d)
         a += ['--ro-bind', p, p]
-    a += ['--bind', ws, WORKDIR, '--dev', '/dev', '--proc', '/proc', '--hostname', 'sandbox',
-          '--die-with-parent', '--new-session', '--chdir', WORKDIR]
-    if privileged:  # host root: no user namespace (it would map to root and void RLIMIT_NPROC); the agent drops to SANDBOX_UID
+    a += ['--bind', ws, WORKDIR, '--dev', '/dev', '--perms', '1777', '--size', size, '--tmpfs', '/dev/shm', '--proc', '/proc',
+          '--hostname', 'sandbox', '--die-with-parent', '--new-session', '--chdir', WORKDIR]
+    if privileged:  # host root: no user namespace (it would map to root and void RLIMIT_NPROC); the agent drops to its pool uid
         a += ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try',
               '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID']
     else: a += ['--unshare-all', '--unshare-user', '--uid', str(SANDBOX_UID), '--gid', str(SANDBOX_UID), '--disable-userns']
@@ -247,15 +280,18 @@ def _await_gone(pids, timeout: float):
 class _Session:
     "One agent process (inside bwrap unless `sandboxed=False`) serving the commands of one workspace."
     exit_wait_s = 10   # how long `close` waits for a clean exit before it kills the session
-    def __init__(self, ws: Path, root: Path, sandboxed: bool = True, bwrap: str = BWRAP):
+    def __init__(self, ws: Path, root: Path, sandboxed: bool = True, bwrap: str = BWRAP,
+                 uid: int | None = None, # host uid of the commands when hibd is root (`_take_uid`)
+                 limits: Limits | None = None): # `tmp_mb` and `file_mb` size the sandbox's tmpfs mounts
         self.sandboxed, self.log, self._buf, self.closed = sandboxed, root/'session.log', b'', False
         privileged = os.geteuid() == 0
         if sandboxed:
-            home, scratch, workdir = '/tmp/home', '/tmp/.hibd', WORKDIR
-            argv = _bwrap_argv(bwrap, str(ws), privileged)
+            if privileged and uid is None: raise SandboxError('a sandbox started as root needs a uid of its own (`_take_uid`)')
+            home, scratch, workdir, lim = '/tmp/home', _SCRATCH, WORKDIR, limits or Limits()
+            argv = _bwrap_argv(bwrap, str(ws), privileged, lim.tmp_mb, _identity(root, uid if privileged else SANDBOX_UID), 2 * lim.file_mb + 1)
         else: home, scratch, workdir, argv = str(root/'home'), str(root/'scratch'), str(ws), []
         cfg = {'workdir': workdir, 'home': home, 'scratch': scratch,
-               'drop': SANDBOX_UID if sandboxed and privileged else None, 'chmod_tmp': sandboxed}
+               'drop': uid if sandboxed and privileged else None, 'chmod_tmp': sandboxed}
         src = inspect.getsource(_agent) + '\nimport sys\n_agent(sys.argv[1])\n'
         argv += [sys.executable, '-I', '-c', src, json.dumps(cfg)]
         with open(self.log, 'wb') as log:
@@ -301,6 +337,42 @@ class _Session:
             os.killpg(self.proc.pid, signal.SIGKILL); self.proc.wait()
             _await_gone(left, 10)
         self.proc.stdout.close()
+
+# %% ../nbs/02_sandbox.ipynb #17b7fc4c
+_UID_LOCKS = Path('/run/lock' if os.path.isdir('/run/lock') else '/var/tmp')/'hibd-uids'   # one lock file per uid in use
+
+def _take_uid(pool=None, # uids to choose from (default `SANDBOX_UIDS`)
+              locks: str | Path | None = None # folder of the lock files (default `_UID_LOCKS`)
+             ) -> tuple[int, int]:
+    "`(uid, fd)`: the lowest uid of `pool` nobody holds, reserved by an `flock` on `fd` until `fd` is closed or its process dies."
+    pool, locks = SANDBOX_UIDS if pool is None else pool, Path(locks or _UID_LOCKS)
+    locks.mkdir(parents=True, exist_ok=True)
+    for u in pool:
+        fd = os.open(locks/f'{u}.lock', os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); return u, fd
+        except BlockingIOError: os.close(fd)
+    raise SandboxError(f'all {len(pool)} sandbox uids are in use (lock files in {locks}): close some workspaces')
+
+# %% ../nbs/02_sandbox.ipynb #d98dc077
+_libc = ctypes.CDLL(None, use_errno=True)
+_MS_NOSUID, _MS_NODEV, _MNT_DETACH = 2, 4, 2
+
+def _mount_tmpfs(path, mb: int) -> bool:
+    "Mount a tmpfs of `mb` MiB on `path` (nosuid, nodev); False where the kernel refuses (hibd is not root)."
+    if os.geteuid() != 0: return False
+    return _libc.mount(b'tmpfs', os.fsencode(str(path)), b'tmpfs', _MS_NOSUID | _MS_NODEV, f'size={mb}m,mode=0755'.encode()) == 0
+
+def _umount(path):
+    "Detach the mount on `path`; the kernel frees it once no process uses it."
+    _libc.umount2(os.fsencode(str(path)), _MNT_DETACH)
+
+def _mounts_under(d) -> list[str]:
+    "Mount points at or below folder `d` in this mount namespace, deepest first."
+    d, out = os.path.realpath(d), []
+    for line in Path('/proc/self/mountinfo').read_text().splitlines():
+        m = re.sub(r'\\([0-7]{3})', lambda x: chr(int(x[1], 8)), line.split()[4])   # spaces come as \040
+        if _under(m, [d]): out.append(m)
+    return sorted(out, key=len, reverse=True)
 
 # %% ../nbs/02_sandbox.ipynb #99986abe
 _OPEN = weakref.WeakSet()
@@ -351,21 +423,36 @@ class Workspace:
         _clear_stale_once()
         self.root = Path(tempfile.mkdtemp(prefix=f'hibd-{name}-'))
         self.path, self._hashes, self._ckpts = self.root/'repo', {}, {}
+        self.uid, self._uid_lock, self.disk_capped = None, None, False
         try:
             (self.root/_OWNER).write_text(json.dumps(this_process()))
-            shutil.copytree(src, self.path, symlinks=True, ignore=_no_specials)
+            if self.sandboxed and os.geteuid() == 0: self.uid, self._uid_lock = _take_uid()
+            self.path.mkdir()
+            self.disk_capped = self.sandboxed and _mount_tmpfs(self.path, self.limits.disk_mb)
+            try: shutil.copytree(src, self.path, symlinks=True, ignore=_no_specials, dirs_exist_ok=True)
+            except OSError as e:
+                if not self.disk_capped: raise
+                raise SandboxError(f'{name}: {src} does not fit in the workspace (Limits.disk_mb={self.limits.disk_mb}): {str(e)[:300]}') from None
             self._own(self.path)
-            self._session = _Session(self.path, self.root, self.sandboxed, found or bwrap)
-        except BaseException: _rmtree(self.root); raise
+            self._session = _Session(self.path, self.root, self.sandboxed, found or bwrap, self.uid, self.limits)
+        except BaseException: self._release(); raise
         self.closed = False; _OPEN.add(self)
         self.bwrap_version = _bwrap_version(found) if self.sandboxed else None
 
     def _own(self, p: Path):
-        "Hand `p` to the sandbox user when the host is root (the commands run as `SANDBOX_UID`)."
-        if not (self.sandboxed and os.geteuid() == 0): return
-        os.lchown(p, SANDBOX_UID, SANDBOX_UID)
+        "Hand `p` to the session's own uid when the host is root (the commands run as `self.uid`)."
+        if self.uid is None: return
+        os.lchown(p, self.uid, self.uid)
         for d, dirs, files in os.walk(p):
-            for n in dirs + files: os.lchown(os.path.join(d, n), SANDBOX_UID, SANDBOX_UID)
+            for n in dirs + files: os.lchown(os.path.join(d, n), self.uid, self.uid)
+
+    def _release(self):
+        "Detach the workspace's tmpfs, delete the temp dir, then give the uid back (its processes are gone by now)."
+        try:
+            if self.disk_capped: _umount(self.path)
+            _rmtree(self.root)
+        finally:
+            if self._uid_lock is not None: os.close(self._uid_lock); self._uid_lock = None
 
     def __repr__(self):
         return f"Workspace({self.name!r}, {'sandboxed' if self.sandboxed else 'UNSANDBOXED'}, {'closed' if self.closed else self.path})"
@@ -407,6 +494,7 @@ def clear_stale_workspaces(tmp: str | Path | None = None # where workspaces are 
         except (OSError, ValueError): continue                # no owner record: not ours to judge
         if o.get('host') != host or not isinstance(o.get('pid'), int) or o.get('start') is None: continue   # not ours to judge
         if process_alive(o): continue                          # the owner is alive
+        for m in _mounts_under(d): _umount(m)                 # its workspace tmpfs (see Disk caps)
         try: _rmtree(d); gone.append(d)
         except OSError: pass                                  # another process got there first
     return gone
@@ -440,11 +528,11 @@ def snapshot(self: Workspace, ignore: tuple | None = None # dir names to skip (d
 
 @patch
 def close(self: Workspace):
-    "Kill the session (every process in it) and delete the workspace, its checkpoints and logs."
+    "Kill the session (every process in it), delete the workspace, its checkpoints and logs, give the uid back."
     if getattr(self, 'closed', True): return
     self.closed = True
     try: self._session.close()
-    finally: _rmtree(self.root); _OPEN.discard(self)
+    finally: self._release(); _OPEN.discard(self)
 
 # %% ../nbs/02_sandbox.ipynb #167c2c81
 def _manifest(top, cache) -> dict[str, tuple]:
@@ -507,8 +595,11 @@ def clone(self: Workspace) -> Workspace:
 @patch
 def info(self: Workspace) -> dict:
     "How this workspace runs commands, for run manifests."
+    disk = (f'{self.limits.disk_mb} MiB tmpfs' if self.disk_capped else 'NONE (unsandboxed)' if not self.sandboxed
+            else 'NONE: only RLIMIT_FSIZE per file (mounting a tmpfs on the workspace needs root)')
     return {'sandbox': self.bwrap_version if self.sandboxed else 'NONE (allow_unsandboxed=True)', 'workdir': WORKDIR if self.sandboxed else str(self.path),
-            'uid': self._session.ready.get('uid'), 'limits': asdict(self.limits)}
+            'uid': self._session.ready.get('uid'), 'limits': asdict(self.limits), 'workspace_cap': disk,
+            'tmp_cap': f'{self.limits.tmp_mb} MiB tmpfs each for /tmp and /dev/shm' if self.sandboxed else 'NONE (unsandboxed)'}
 
 # %% ../nbs/02_sandbox.ipynb #c5ec15dc
 @patch(cls_method=True)

@@ -163,16 +163,28 @@ def _trajectory(r, raw):
     if t <= 0: r.fail('trajectory.timeout', 'must be > 0')
     return cmds, t
 
+def _steps(r, raw, key, n):
+    "The table `expect.<key>` ({step: value}), its keys checked to be steps 1..`n`."
+    d = r.get(raw, key, dict, 'expect.', {})
+    for k in d:
+        if not (k.isdigit() and 1 <= int(k) <= n): r.fail(f'expect.{key}.{k}', f'not a step of the trajectory (steps are 1..{n})')
+    return d
+
 def _expect(r, raw, n):
     if not isinstance(raw, dict): r.fail('expect', 'must be a table')
-    r.keys(raw, ('full_before', 'full_after', 'risky_steps'), 'expect.')
-    steps = r.get(raw, 'risky_steps', dict, 'expect.', {})
-    out = {}
-    for k, cls in steps.items():
-        if not (k.isdigit() and 1 <= int(k) <= n): r.fail(f'expect.risky_steps.{k}', f'not a step of the trajectory (steps are 1..{n})')
-        out[int(k)] = r.get(steps, k, str, 'expect.risky_steps.', choices=RISK_CLASSES)
-    return {'full_before': r.get(raw, 'full_before', str, 'expect.', choices=OUTCOMES),
-            'full_after': r.get(raw, 'full_after', str, 'expect.', choices=OUTCOMES), 'risky_steps': dict(sorted(out.items()))}
+    r.keys(raw, ('full_before', 'full_after', 'risky_steps', 'exit_codes'), 'expect.')
+    steps = _steps(r, raw, 'risky_steps', n)
+    risky = {int(k): r.get(steps, k, str, 'expect.risky_steps.', choices=RISK_CLASSES) for k in steps}
+    is_code = lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255
+    codes = {}
+    for k, v in _steps(r, raw, 'exit_codes', n).items():
+        if isinstance(v, list) and v and all(map(is_code, v)): v = tuple(v)    # any of these codes
+        elif not is_code(v): r.fail(f'expect.exit_codes.{k}', f'must be an exit code 0-255 or a non-empty array of them (got {v!r})')
+        codes[int(k)] = v
+    out = {'full_before': r.get(raw, 'full_before', str, 'expect.', choices=OUTCOMES),
+           'full_after': r.get(raw, 'full_after', str, 'expect.', choices=OUTCOMES), 'risky_steps': dict(sorted(risky.items()))}
+    if codes: out['exit_codes'] = dict(sorted(codes.items()))   # absent unless declared
+    return out
 
 # %% ../nbs/01_tasks.ipynb #c6f35e31
 def _root(root): return Path(root or os.environ.get('HIBD_TASKS') or TASKS_DIR)

@@ -1,9 +1,10 @@
 """hibd.models: elicitation failures recorded with raw text, caching, replay, hash pinning, timeouts, concurrency;
 and (marked `real_model`, select with `-m real_model`) the embedded GGUF models in-process and behind llama.cpp's server."""
-import importlib.util, json, os, shutil, socket, subprocess, sys, time, urllib.request
+import importlib.util, json, math, os, shutil, socket, subprocess, sys, threading, time, urllib.request
 from pathlib import Path
 import pytest
-from hibd.models import (Cache, LOCAL_MODELS, LocalBackend, repack_tensors, ModelError, OpenAIBackend, ReplayBackend, check_sha256,
+from hibd.models import (CALL_TIMEOUT, CHARS_PER_TOKEN, Cache, Call, CallIncomplete, LOCAL_CALL_TIMEOUT, LOCAL_MODELS, LocalBackend,
+                         RAW_TEXT_CAP, repack_tensors, ModelError, OpenAIBackend, ReplayBackend, ScriptedBackend, check_sha256,
                          example_messages, get_backend, has_amx, model_file, serve_stub)
 from hibd.schema import example_belief, validate_belief
 
@@ -96,19 +97,110 @@ def test_concurrency_limit_binds(stub):
     calls = b.elicit_many([dict(messages=MSGS, replicate=i) for i in range(12)], workers=12)
     assert all(c.ok for c in calls) and srv.hits == 12 and srv.max_inflight == 3
 
-def test_timeout_binds_and_is_not_cached(stub, tmp_path):
+def test_timeout_raises_call_incomplete_and_is_not_cached(stub, tmp_path):
     srv = stub([GOOD], delay=3.0)
-    b = OpenAIBackend('stub-model', base_url=srv.url, cache=tmp_path/'c.jsonl', timeout=0.3)
-    t0 = time.perf_counter(); c = b.elicit(MSGS); wall = time.perf_counter() - t0
-    assert (c.ok, c.limit, c.attempts, c.raw_texts) == (False, 'timeout', 1, []) and wall < 1.5
-    assert c.tokens == {'prompt': None, 'completion': None}
+    b = OpenAIBackend('stub-model', base_url=srv.url, cache=tmp_path/'c.jsonl', timeout=0.3)    # the older name still works
+    t0 = time.perf_counter()
+    with pytest.raises(CallIncomplete, match='did not finish: no answer within its time bound of 0.3 s') as e: b.elicit(MSGS)
+    assert e.value.why == 'timeout' and time.perf_counter() - t0 < 1.5 and 'a resume redoes it' in str(e.value)
+    assert len(b.cache) == 0 and not (tmp_path/'c.jsonl').exists()
+
+def test_never_answering_server_is_bounded_by_call_timeout(stub):
+    "The backend's bound holds whatever the caller offers (a rollout offers what is left of its budget), and None offers nothing."
+    srv = stub(delay=math.inf)
+    b = OpenAIBackend('stub-model', base_url=srv.url, call_timeout=1)
+    for kw in ({'timeout': 600}, {'timeout': None}, {}):
+        t0 = time.monotonic()
+        with pytest.raises(CallIncomplete) as e: b.elicit(MSGS, **kw)
+        assert e.value.why == 'timeout' and 1 <= time.monotonic() - t0 < 3, kw
+    t0 = time.monotonic()
+    with pytest.raises(CallIncomplete) as e: b.complete(MSGS, timeout=None)
+    assert e.value.why == 'timeout' and time.monotonic() - t0 < 3
+    t0 = time.monotonic()
+    with pytest.raises(CallIncomplete) as e: b.elicit(MSGS, timeout=0.2)        # a shorter offer is taken
+    assert e.value.why == 'timeout' and time.monotonic() - t0 < 0.9
+    t0 = time.monotonic(); srv.shutdown(); assert time.monotonic() - t0 < 2       # the silent stub stops at once
+
+def test_call_timeout_always_has_a_value(stub):
+    srv = stub()
+    for kw in ({}, {'call_timeout': None}, {'timeout': None}):
+        assert OpenAIBackend('stub-model', base_url=srv.url, **kw).call_timeout == CALL_TIMEOUT
+        assert get_backend('openai:stub-model', base_url=srv.url, cache=None, **kw).call_timeout == CALL_TIMEOUT
+    assert LocalBackend.default_call_timeout == LOCAL_CALL_TIMEOUT > CALL_TIMEOUT
+    assert OpenAIBackend('stub-model', base_url=srv.url, timeout=7).call_timeout == 7
+    with pytest.raises(ValueError, match='pass one'): OpenAIBackend('stub-model', base_url=srv.url, timeout=7, call_timeout=8)
+    with pytest.raises(ValueError, match='call_timeout: expected a finite number'): OpenAIBackend('stub-model', base_url=srv.url, call_timeout=-1)
+
+def test_interrupt_stops_a_call_in_flight_and_later_calls(stub, tmp_path):
+    srv = stub(delay=math.inf)
+    b = OpenAIBackend('stub-model', base_url=srv.url, cache=tmp_path/'c.jsonl', call_timeout=60)
+    threading.Timer(0.3, b.interrupt).start()
+    t0 = time.monotonic()
+    with pytest.raises(CallIncomplete, match='interrupted') as e: b.elicit(MSGS)
+    assert e.value.why == 'interrupted' and time.monotonic() - t0 < 1.5 and srv.hits == 1
+    for f in (lambda: b.elicit(MSGS, replicate=1), lambda: b.complete(MSGS), lambda: b.elicit_many([dict(messages=MSGS)])):
+        t0 = time.monotonic()
+        with pytest.raises(CallIncomplete) as e: f()
+        assert e.value.why == 'interrupted' and time.monotonic() - t0 < 0.5
+    assert srv.hits == 1 and len(b.cache) == 0
+    srv2 = stub([GOOD])
+    ok = OpenAIBackend('stub-model', base_url=srv2.url, cache=tmp_path/'c.jsonl')
+    ok.interrupt(); ok.clear_interrupt()
+    assert ok.elicit(MSGS).ok and not ok.interrupted
+
+def test_interrupt_stops_a_wait_for_a_slot(stub):
+    srv = stub(delay=math.inf)
+    b = OpenAIBackend('stub-model', base_url=srv.url, concurrency=1, call_timeout=60)
+    ex = threading.Thread(target=lambda: pytest.raises(CallIncomplete, b.elicit, MSGS), daemon=True); ex.start()
+    t0 = time.monotonic()
+    while srv.hits < 1 and time.monotonic() - t0 < 5: time.sleep(0.01)    # the first call holds the only slot
+    threading.Timer(0.3, b.interrupt).start()
+    with pytest.raises(CallIncomplete) as e: b.elicit(MSGS, replicate=1)
+    assert e.value.why == 'interrupted' and time.monotonic() - t0 < 2 and srv.hits == 1
+    ex.join(2); assert not ex.is_alive()
+
+def test_transport_failure_raises_call_incomplete_not_recorded(stub, tmp_path):
+    srv = stub([{'status': 500, 'content': 'boom'}])
+    b = OpenAIBackend('stub-model', base_url=srv.url, transport_retries=1, cache=tmp_path/'c.jsonl')
+    with pytest.raises(CallIncomplete, match='InternalServerError') as e: b.elicit(MSGS)
+    assert e.value.why == 'transport' and isinstance(e.value, ModelError) and srv.hits == 2   # one transport retry
+    dead = OpenAIBackend('m', base_url=f'http://127.0.0.1:{_free_port()}/v1', transport_retries=0)
+    with pytest.raises(CallIncomplete) as e: dead.complete(MSGS)
+    assert e.value.why == 'transport'
     assert len(b.cache) == 0
 
-def test_transport_failure_raises_not_recorded(stub):
-    srv = stub([{'status': 500, 'content': 'boom'}])
-    b = OpenAIBackend('stub-model', base_url=srv.url, transport_retries=1)
-    with pytest.raises(ModelError, match='InternalServerError'): b.elicit(MSGS)
-    assert srv.hits == 2          # one transport retry
+def test_a_refused_request_is_a_model_error_not_incomplete(stub):
+    "A 4xx (bad key, unknown model) would fail the same way on a resume: it stays a plain `ModelError`."
+    srv = stub([{'status': 404, 'content': 'no such model'}])
+    with pytest.raises(ModelError, match='NotFoundError') as e: OpenAIBackend('stub-model', base_url=srv.url).elicit(MSGS)
+    assert not isinstance(e.value, CallIncomplete)
+
+@pytest.mark.parametrize('mode', ['tools', 'json'])
+def test_a_huge_reply_is_cut_and_the_record_stays_small(stub, mode):
+    "A server that ignores max_tokens and sends 5 MB: cut at the client, recorded as max_tokens, a small record that says so."
+    huge = 'x' * 5_000_000
+    srv = stub([huge if mode == 'tools' else {'content': huge}])
+    c = OpenAIBackend('stub-model', base_url=srv.url, mode=mode).elicit(MSGS, max_retries=2)
+    assert (c.ok, c.limit, c.attempts, srv.hits) == (False, 'max_tokens', 1, 1)
+    assert len(c.raw_texts[0]) == CHARS_PER_TOKEN * 1024 and c.capped == {'raw_texts': [5_000_000]}
+    assert len(json.dumps(c.to_dict())) < 200_000 and 'cut off at max_tokens=1024 by the client' in c.error
+
+def test_long_replies_are_stored_once_and_errors_do_not_quote_them(stub):
+    long = json.dumps(example_belief(**{'belief_state.task_progress': 'z' * 60_000}))
+    srv = stub([long], usage=False)
+    c = OpenAIBackend('stub-model', base_url=srv.url).elicit(MSGS, max_retries=1, max_tokens=8192)
+    assert c.limit == 'max_retries' and c.attempts == 2 and [len(t) for t in c.raw_texts] == [RAW_TEXT_CAP] * 2
+    assert c.capped == {'raw_texts': [len(long)] * 2} and all('zzzz' not in e for e in c.errors + [c.error])
+    assert 'belief_state.task_progress' in c.error and len(json.dumps(c.to_dict())) < 100_000
+    old = {k: v for k, v in c.to_dict().items() if k != 'capped'}
+    assert Call.from_dict(old).capped is None           # records written before `capped` existed still read
+
+def test_negative_seeds_are_refused():
+    b = ScriptedBackend([GOOD])
+    for f in (lambda: b.elicit(MSGS, seed=-1), lambda: b.key(MSGS, seed=-1), lambda: b.complete(MSGS, seed=-1)):
+        with pytest.raises(ValueError, match='seed: expected an integer >= 0 or None, got -1'): f()
+    with pytest.raises(ValueError, match='seed'): b.elicit(MSGS, seed=1.5)
+    assert b.hits == 0 and b.elicit(MSGS, seed=None).ok and b.elicit(MSGS, seed=0).seed == 0
 
 def test_settings_are_sent_and_recorded(stub):
     srv = stub([GOOD])
@@ -212,8 +304,17 @@ def test_local_limits_bind(smol):
     short = smol.elicit(MSGS, max_retries=2, max_tokens=16)
     assert (short.ok, short.limit, short.attempts) == (False, 'max_tokens', 1) and short.raw_texts[0]
     # the budget binds per generated token once the prompt is read: no longer than reading it plus 16 tokens, plus slack
-    t0 = time.perf_counter(); c = smol.elicit(MSGS, max_tokens=600, timeout=0.5); wall = time.perf_counter() - t0
-    assert (c.ok, c.limit, c.attempts) == (False, 'timeout', 1) and wall < short.latency_s + 2
+    t0 = time.perf_counter()
+    with pytest.raises(CallIncomplete) as e: smol.elicit(MSGS, max_tokens=600, timeout=0.5)
+    assert e.value.why == 'timeout' and time.perf_counter() - t0 < short.latency_s + 2
+    # an interrupt from another thread stops generation at the next token or prompt block
+    threading.Timer(0.5, smol.interrupt).start()
+    t0 = time.perf_counter()
+    try:
+        with pytest.raises(CallIncomplete) as e: smol.elicit(MSGS, max_tokens=600, replicate=1)
+    finally: smol.clear_interrupt()
+    assert e.value.why == 'interrupted' and time.perf_counter() - t0 < short.latency_s + 2
+    assert smol.elicit(MSGS, max_retries=0, max_tokens=16).limit == 'max_tokens'    # usable again
 
 @real
 def test_local_default_qwen_1_5b_one_call():

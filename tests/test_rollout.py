@@ -1,10 +1,10 @@
 "Rollouts: deterministic prompts, a template that never names the harness, horizon-sharing prefixes, recorded failures, all four modes."
-import json, os, subprocess, sys
+import json, math, os, subprocess, sys, time
 import pytest
 from hibd.harnesses import HARNESSES
-from hibd.models import ScriptedBackend, Cache
+from hibd.models import ScriptedBackend, Cache, CallIncomplete, OpenAIBackend, serve_stub
 from hibd.rollout import (rollout, belief_messages, leaked_words, messages_hash, parse_action, SYSTEM_PROMPT, REACT_PROMPT,
-                          react_messages)
+                          react_messages, Stopped)
 from hibd.schema import example_belief
 from hibd.tasks import load_task
 
@@ -138,10 +138,26 @@ def test_replay_rejects_too_long_K():
         rollout(TASK, 'H0', ScriptedBackend([GOOD]), 99)
 
 
-def test_rollout_wall_limit_recorded():
-    recs = rollout(TASK, 'H0', ScriptedBackend([GOOD]), 3, wall_s=0.001)
-    assert len(recs) == 1 and recs[0]['rollout_limit'] == 'rollout_wall_s' and recs[0]['limit'] == 'timeout'
-    assert recs[0]['belief'] is None and recs[0]['tokens'] == {'prompt': None, 'completion': None}
+def test_rollout_wall_limit_is_not_a_result():
+    "A rollout whose wall budget ran out raises: a shorter list returned as finished would be saved as finished and never redone."
+    seen = []
+    with pytest.raises(Stopped, match='rollout_wall_s'):
+        rollout(TASK, 'H0', ScriptedBackend([GOOD]), 3, wall_s=0.001, on_step=seen.append)
+    assert seen == []                                    # no record made with a placeholder belief
+
+
+def test_call_that_does_not_finish_ends_the_rollout():
+    "An endpoint that never answers: the call ends at its bound with `CallIncomplete`, or at the rollout's wall budget with `Stopped`."
+    srv = serve_stub(delay=math.inf)
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(CallIncomplete) as e:
+            rollout(TASK, 'H0', OpenAIBackend('stub-model', base_url=srv.url, call_timeout=0.3), 2)
+        assert e.value.why == 'timeout' and time.monotonic() - t0 < 30      # not the default 120 s bound
+        with pytest.raises(Stopped, match='rollout_wall_s'):
+            rollout(TASK, 'H0', OpenAIBackend('stub-model', base_url=srv.url), 2, wall_s=0.3)
+        assert srv.hits == 2
+    finally: srv.shutdown()
 
 
 def test_prompts_do_not_show_the_clock():

@@ -1,9 +1,9 @@
 "Sweeps: config errors, resume after SIGKILL, a clean stop on SIGTERM, the lock, zero calls on a finished rerun, limits, the pairs table, Dask."
-import json, os, re, signal, subprocess, sys, time, warnings
+import json, math, os, re, shutil, signal, subprocess, sys, threading, time, warnings
 from pathlib import Path
 import pytest
-from hibd.models import ScriptedBackend
-from hibd.runs import (run_sweep, load_config, load_run, pairs, summary, ConfigError, RunLocked, RunLock, read_rollouts)
+from hibd.models import ScriptedBackend, serve_stub
+from hibd.runs import (run_sweep, load_config, load_run, pairs, summary, ConfigError, RunError, RunLocked, RunLock, read_rollouts)
 from hibd.schema import example_belief
 from hibd.stats import ID_COLUMNS
 
@@ -129,7 +129,7 @@ def test_resume_after_sigkill_and_lock(tmp_path):
     assert any('stale lock' in str(x.message) for x in w)
     st = json.loads((out/'status.json').read_text())
     assert st['skipped'] == n_done and st['done'] == 6 - n_done
-    assert not list((out/'rollouts').glob('.*.tmp')) and not (out/'.lock').exists()
+    assert not list((out/'rollouts').glob('.*.tmp')) and (out/'.lock').read_text() == ''   # released: the lock file stays, emptied
     assert keyed(out) == keyed(ref)                                            # exactly the uninterrupted run
     ids = [(r['rollout_id'], r['step']) for r in read_rollouts(out)]
     assert len(ids) == len(set(ids)) == 6 * 4                                  # nothing duplicated
@@ -160,23 +160,53 @@ def test_sigterm_stops_cleanly_and_resumes(tmp_path):
         if proc.poll() is None: proc.kill()
         proc.stderr.close()
     assert rc == 143, err[-2000:]
-    assert 'SIGTERM: stopping at the next step' in err
+    assert 'SIGTERM: stopping' in err
     st = json.loads((out/'status.json').read_text())
     assert st['stopped_by'] == 'SIGTERM' and st['pending'] >= 3, st
-    assert not list((out/'rollouts').glob('.*.tmp')) and not (out/'.lock').exists()
+    assert not list((out/'rollouts').glob('.*.tmp')) and (out/'.lock').read_text() == ''
     assert not list(ws.glob('hibd-*'))                                         # every workspace closed and deleted
     run_sweep(cfg, out=out, progress=False)
     assert keyed(out) == keyed(ref)                                            # exactly the uninterrupted run
 
 
+def hold_lock(run_dir):
+    "A process that holds the run directory's lock until it is killed."
+    p = subprocess.Popen([sys.executable, '-c', f'import time; from hibd.runs import RunLock; RunLock({str(run_dir)!r}).acquire(); '
+                          'print("held", flush=True); time.sleep(600)'], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == 'held'
+    return p
+
+
 def test_live_lock_refuses(tmp_path):
-    sleeper = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])
+    out = tmp_path/'run'; out.mkdir()
+    holder = hold_lock(out)
     try:
-        out = tmp_path/'run'; out.mkdir()
-        (out/'.lock').write_text(json.dumps({'pid': sleeper.pid, 'host': os.uname().nodename, 'started': 'now'}))
-        with pytest.raises(RunLocked, match=f'another sweep \\(PID {sleeper.pid}'):
+        with pytest.raises(RunLocked, match=f'another sweep \\(PID {holder.pid}'):
             run_sweep(write_config(tmp_path), out=out, progress=False)
-    finally: sleeper.kill(); sleeper.wait()
+    finally: holder.kill(); holder.wait(); holder.stdout.close()
+
+
+def test_lock_is_held_by_the_kernel(tmp_path):
+    "flock on a lock file that is never deleted: a second open file cannot take it while the first holds it, a killed holder frees it."
+    a = RunLock(tmp_path).acquire()
+    with pytest.raises(RunLocked, match=f'PID {os.getpid()}'): RunLock(tmp_path).acquire()   # another open file, same process
+    a.release()
+    with RunLock(tmp_path) as b:
+        assert b.cleared is None                                    # a clean release leaves no stale record
+    holder = hold_lock(tmp_path)
+    try:
+        with pytest.raises(RunLocked, match=f'PID {holder.pid}'): RunLock(tmp_path).acquire()
+        # a record left by a dead writer while the lock is held is no licence to take it (the old takeover race)
+        (tmp_path/'.lock').write_text(json.dumps({'pid': 2**22 + 1, 'host': os.uname().nodename}))
+        with pytest.raises(RunLocked): RunLock(tmp_path).acquire()
+        holder.kill(); holder.wait()
+    finally:
+        if holder.poll() is None: holder.kill(); holder.wait()
+        holder.stdout.close()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        with RunLock(tmp_path) as c: assert c.cleared is not None
+    assert any('stale lock' in str(x.message) for x in w)
 
 
 def test_design_change_refused(tmp_path):
@@ -186,11 +216,12 @@ def test_design_change_refused(tmp_path):
 
 
 def test_limits_fire_and_are_recorded(tmp_path):
-    # per rollout wall time: each rollout stops, its end record says which limit fired
+    # per rollout wall time: the rollout is not finished, status.json says so, nothing is saved
     d = run_sweep(write_config(tmp_path, harnesses=['H0'], seeds=[0], limits={'rollout_wall_s': 0.001}), out=tmp_path/'wall', progress=False)
-    lines = [json.loads(x) for x in next((d/'rollouts').iterdir()).read_text().splitlines()]
-    assert lines[-1]['status'] == 'limit' and lines[-1]['limit'] == 'rollout_wall_s' and lines[-1]['steps'] == 1
-    assert lines[0]['rollout_limit'] == 'rollout_wall_s' and lines[0]['limit'] == 'timeout'
+    st = json.loads((d/'status.json').read_text())
+    assert st['rollout_limits'] == ['rollout_wall_s'] and st['done'] == 0 and st['pending'] == 1
+    assert list(st['incomplete']) == [f'{TASK}__H0__s0__K3'] and st['incomplete'][f'{TASK}__H0__s0__K3'].startswith('rollout_wall_s')
+    assert not list((d/'rollouts').glob('*.jsonl'))
     # total tokens: the sweep stops, nothing half-written, the rest is left for a resume
     cfg = write_config(tmp_path, name='tok', limits={'total_tokens': 1})
     d = run_sweep(cfg, out=tmp_path/'tok', progress=False)
@@ -283,3 +314,143 @@ def test_free_control_config():
     assert fc.mode == 'agent_free' and {t.group for t in tasks} == {'code'} and len(tasks) == 4
     assert set(fc.harnesses) < set(rec.harnesses) and fc.seeds == rec.seeds and fc.temperature == rec.temperature
     assert fc.reuse == ['../data/runs/record_code'] and sum(u.K + 1 for u in units(fc, tasks)) == 4 * 3 * 2 * 6
+
+
+def test_negative_seed_refused(tmp_path):
+    with pytest.raises(ConfigError, match=r'seeds: every seed must be >= 0'): load_config(write_config(tmp_path, seeds=[0, -1]))
+
+
+def test_bad_model_spec_leaves_no_run_directory(tmp_path):
+    "The spec is checked with the config, before the run directory is made (in the config and as a --model override)."
+    with pytest.raises(ConfigError, match=r"model\.spec: unknown model spec 'gpt4'"):
+        run_sweep(write_config(tmp_path, model={'spec': 'gpt4'}), out=tmp_path/'a', progress=False)
+    with pytest.raises(ConfigError, match=r"model\.spec \(--model\): unknown model spec 'opnai:x'"):
+        run_sweep(write_config(tmp_path), out=tmp_path/'b', model='opnai:x', progress=False)
+    assert not (tmp_path/'a').exists() and not (tmp_path/'b').exists()
+
+
+class Slow(ScriptedBackend):
+    "Answers its first call at once and every later one only when the call's time is up (a model slower than the budget)."
+    def _create(self, kw, remaining):
+        if self.hits >= 1: threading.Event().wait(remaining)
+        return super()._create(kw, remaining)
+
+
+def test_rollout_wall_limit_is_redone_on_resume(tmp_path):
+    "A rollout cut by rollout_wall_s is not saved as finished: the resume redoes it, its finished calls from the cache."
+    one = dict(harnesses=['H0'], seeds=[0])
+    d = run_sweep(write_config(tmp_path, limits={'rollout_wall_s': 1.0}, **one), out=tmp_path/'run', backend=(be := Slow([GOOD])), progress=False)
+    st = json.loads((d/'status.json').read_text())
+    assert st['done'] == 0 and st['pending'] == 1 and st['rollout_limits'] == ['rollout_wall_s'] and not list((d/'rollouts').glob('*'))
+    d = run_sweep(write_config(tmp_path, **one), out=d, backend=(be2 := ScriptedBackend([GOOD])), progress=False)
+    st = json.loads((d/'status.json').read_text())
+    assert st['done'] == 1 and st['incomplete'] == {}
+    recs = read_rollouts(d)
+    assert len(recs) == 4 and sum(r['cached'] for r in recs) == be.hits and be2.hits == 4 - be.hits
+
+
+def test_endpoint_that_never_answers_then_resume(tmp_path):
+    "Each call ends at call_timeout, nothing is saved as finished, and a resume against an answering endpoint completes the sweep."
+    srv = serve_stub([GOOD], delay=math.inf)
+    try:
+        cfg = write_config(tmp_path, K=[1], seeds=[0], model={'spec': 'openai:stub-model', 'base_url': srv.url, 'call_timeout': 0.3})
+        t0 = time.monotonic()
+        d = run_sweep(cfg, out=tmp_path/'run', progress=False)
+        assert time.monotonic() - t0 < 30                                       # two calls of 0.3 s, not two of the default 120 s
+        st = json.loads((d/'status.json').read_text())
+        assert st['done'] == 0 and st['pending'] == 2 and st['errors'] == {}
+        assert sorted(st['incomplete']) == [f'{TASK}__H0__s0__K1', f'{TASK}__H2__s0__K1']
+        assert all(m.startswith('timeout:') and 'time bound of 0.3 s' in m for m in st['incomplete'].values())
+        assert not list((d/'rollouts').glob('*.jsonl')) and not list((d/'rollouts').glob('.*.tmp'))
+        srv.delay = 0                                                           # the endpoint answers again
+        run_sweep(cfg, out=d, progress=False)
+        st = json.loads((d/'status.json').read_text())
+        assert (st['done'], st['pending'], st['incomplete']) == (2, 0, {})
+        assert [len(rs) for rs in [read_rollouts(d)]] == [4]
+    finally: srv.shutdown()
+
+
+def test_sigterm_interrupts_the_call_in_flight(tmp_path):
+    "SIGTERM while a call waits on an endpoint that never answers: the sweep ends within seconds, not at call_timeout."
+    srv = serve_stub([GOOD], delay=math.inf)
+    out = tmp_path/'run'
+    cfg = write_config(tmp_path, harnesses=['H0'], K=[1], seeds=[0], model={'spec': 'openai:stub-model', 'base_url': srv.url, 'call_timeout': 120})
+    prog = f'from hibd.runs import run_sweep; run_sweep({str(cfg)!r}, out={str(out)!r}, progress=False)'
+    proc = subprocess.Popen([sys.executable, '-c', prog], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        t0 = time.time()
+        while srv.hits == 0 and time.time() - t0 < 120:
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            time.sleep(0.05)
+        assert srv.hits == 1
+        t1 = time.monotonic(); proc.send_signal(signal.SIGTERM); rc = proc.wait(60)
+        assert time.monotonic() - t1 < 30 and rc == 0
+    finally:
+        if proc.poll() is None: proc.kill(); proc.wait()
+        proc.stderr.close(); srv.shutdown()
+    st = json.loads((out/'status.json').read_text())
+    assert st['stopped_by'] == 'SIGTERM' and st['pending'] == 1 and st['incomplete'] == {} and st['errors'] == {}
+
+
+def cut_middle_line(f):
+    lines = f.read_text().splitlines()
+    f.write_text('\n'.join(lines[:1] + [lines[1][:60]] + lines[2:]) + '\n')
+
+
+def test_damaged_rollout_named_set_aside_and_redone(tmp_path):
+    cfg = write_config(tmp_path)
+    d = run_sweep(cfg, out=tmp_path/'run', progress=False)
+    before = keyed(d)
+    f = d/'rollouts'/f'{TASK}__H2__s1__K3.jsonl'
+    cut_middle_line(f)
+    for read in (read_rollouts, load_run, summary):
+        with pytest.raises(RunError, match=re.escape(f'{f}:2: not a JSON record')) as e: read(d)
+        assert 'hibd run CONFIG' in str(e.value)
+    # a step count that does not match the end record, and a record of another rollout
+    g = d/'rollouts'/f'{TASK}__H0__s0__K3.jsonl'
+    lines = g.read_text().splitlines(); g.write_text('\n'.join(lines[:2] + lines[3:]) + '\n')
+    h = d/'rollouts'/f'{TASK}__H0__s1__K3.jsonl'
+    h.write_text(h.read_text().replace(f'{TASK}__H0__s1__K3', f'{TASK}__H2__s0__K3', 1))
+    be = ScriptedBackend([GOOD], model='scripted:t_replies.json')     # the spec's own model id
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        run_sweep(cfg, out=d, backend=be, progress=False)
+    st = json.loads((d/'status.json').read_text())
+    assert (st['done'], st['skipped'], be.hits) == (3, 1, 0)                  # redone from the cache: no model call
+    assert sorted(x['file'] for x in st['damaged']) == sorted(f'rollouts/{p.name}' for p in (f, g, h))
+    assert {x['file']: x['problem'].split(':')[0] for x in st['damaged']}[f'rollouts/{f.name}'] == 'line 2'
+    assert sum('damaged' in str(x.message) for x in w) == 3
+    assert sorted(p.name.split('.')[0] for p in (d/'rollouts'/'damaged').iterdir()) == sorted(p.stem for p in (f, g, h))
+    assert keyed(d) == before and len(load_run(d))
+
+
+def test_design_change_after_deleted_manifest_refused(tmp_path):
+    "A copy of a finished run, manifest and one harness's rollouts deleted, resumed at another temperature: refused, not mixed."
+    d = run_sweep(write_config(tmp_path), out=tmp_path/'run', progress=False)
+    c = tmp_path/'copy'; shutil.copytree(d, c)
+    (c/'manifest.json').unlink()
+    for p in (c/'rollouts').glob('*__H2__*'): p.unlink()
+    with pytest.raises(RunError, match=r"__H0__s0__K3\.jsonl: a finished rollout of another design \(temperature: 0\.0 in the file, 0\.5 in this run"):
+        run_sweep(write_config(tmp_path, temperature=0.5), out=c, progress=False)
+    assert not (c/'manifest.json').exists() and not list((c/'rollouts').glob('*__H2__*'))
+    with pytest.raises(RunError, match='another design'):                      # same fields, other seeds: the run_id says so
+        run_sweep(write_config(tmp_path, seeds=[0, 1, 2]), out=c, progress=False)
+    run_sweep(write_config(tmp_path), out=c, progress=False)                    # the same design resumes
+    assert keyed(c) == keyed(d)
+    other = tmp_path/'other'; shutil.copytree(d, other)                          # a rollout of another run copied in: the readers refuse it
+    run_sweep(write_config(tmp_path, name='hot', temperature=0.5), out=tmp_path/'hot', progress=False)
+    shutil.copy(next((tmp_path/'hot'/'rollouts').glob('*__H0__s0__*')), other/'rollouts')
+    with pytest.raises(RunError, match='a rollout of another design'): load_run(other)
+
+
+def test_status_counts_beliefs_and_failures(tmp_path):
+    "status.json carries what `hibd run` reports: beliefs elicited and failed now and over the run, and the files holding failures."
+    cfg = write_config(tmp_path, harnesses=['H0'])
+    d = run_sweep(cfg, out=tmp_path/'run', backend=ScriptedBackend(['garbage']), progress=False)
+    st = json.loads((d/'status.json').read_text())
+    assert (st['beliefs'], st['beliefs_failed'], st['run_beliefs'], st['run_beliefs_failed']) == (8, 8, 8, 8)
+    assert st['failure_files'] == st['run_failure_files'] == [f'rollouts/{TASK}__H0__s{s}__K3.jsonl' for s in (0, 1)]
+    run_sweep(write_config(tmp_path, harnesses=['H0'], seeds=[0, 1, 2]), out=tmp_path/'run2', backend=ScriptedBackend([GOOD]), progress=False)
+    st = json.loads((d/'status.json').read_text())
+    d2 = tmp_path/'run2'; st2 = json.loads((d2/'status.json').read_text())
+    assert (st2['beliefs'], st2['beliefs_failed'], st2['failure_files'], st2['run_rollouts_finished']) == (12, 0, [], 3)

@@ -1,5 +1,5 @@
 "Isolation, persistence and rollback of `hibd.sandbox.Workspace` (each test could fail if the sandbox leaked or broke)."
-import json, os, socket, tempfile, shutil, time, warnings
+import json, os, socket, subprocess, sys, tempfile, shutil, time, warnings
 from pathlib import Path
 import pytest
 from hibd import sandbox
@@ -49,12 +49,10 @@ def dead(pid):
     except FileNotFoundError: return True
 
 def test_rm_outside_workspace_fails(ws, canaries):
-    vis = canaries[1]
-    t = ws.run(f'ls {vis} && rm -rf {vis} {canaries[0]}')
-    assert 'keep.txt' in t.stdout            # the sandbox sees the host dir ...
-    assert t.exit_code != 0 and 'Read-only file system' in t.stderr   # ... but cannot delete it
-    t = ws.run('rm -rf /var/tmp /opt /usr/share/doc 2>&1; ls /usr/share/doc | head -1')
-    assert t.stdout.strip()                  # still there
+    t = ws.run(f'ls {canaries[1]}; rm -rf {canaries[1]} {canaries[0]}')
+    assert 'keep.txt' not in t.stdout        # host folders outside the system are not even visible
+    t = ws.run('rm -rf /usr/share/doc /var/tmp /opt 2>&1; ls /usr/share/doc | head -1')
+    assert 'Read-only file system' in t.stdout and t.stdout.strip().splitlines()[-1]   # the system is visible, read-only
     assert intact(canaries)
 
 def test_writes_to_usr_and_etc_fail(ws, canaries):
@@ -193,3 +191,113 @@ def test_setup_and_clone(repo):
     with pytest.raises(SandboxError, match="task t2: setup command 'false'"):
         Workspace.fresh(SimpleNamespace(id='t2', repo=repo, setup=('false',)))
     assert not (repo/'.git').exists()                             # the source repo is never touched
+
+def test_project_files_are_not_visible(ws):
+    "Nothing of the project (task files, runs, hibd's source) nor the user's ~/.cache/hibd can be read from inside."
+    import hibd
+    proj = Path(hibd.__file__).parent.parent
+    tomls = sorted((proj/'data'/'tasks').glob('*/task.toml'))
+    assert tomls
+    cache = Path.home()/'.cache'/'hibd'; cache.mkdir(parents=True, exist_ok=True)
+    canary = Path(tempfile.mkdtemp(dir=cache, prefix='test-sandbox-')); (canary/'secret.txt').write_text('answer')
+    try:
+        t = ws.run(f'cat {tomls[0]}')
+        assert t.exit_code != 0 and 'No such file' in t.stderr and t.stdout == ''
+        venv = {Path(p).relative_to(proj).parts[0] for p in (sys.prefix, sys.base_prefix) if Path(p).is_relative_to(proj)}
+        t = ws.run(f'ls -A {proj}')
+        assert set(t.stdout.split()) <= venv      # at most the venv's own folder (read-only), no task, run or source
+        t = ws.run(f'cat {canary}/secret.txt; ls -A {cache}')
+        assert t.exit_code != 0 and 'answer' not in t.stdout and canary.name not in t.stdout
+        t = ws.run('timeout 60 find / -path /proc -prune -o \\( -name task.toml -o -name secret.txt -o -name 02_sandbox.ipynb \\) -print 2>/dev/null')
+        assert not t.timed_out and t.stdout == ''
+        t = ws.run('python -c "import hibd"')
+        assert "No module named 'hibd'" in t.stderr
+    finally: shutil.rmtree(canary)
+
+def test_venv_python_and_pytest_still_run(ws):
+    ws.run("printf 'from src.stats import mean\\ndef test_mean(): assert mean([1, 3]) == 4\\n' > test_m.py")
+    t = ws.run('python -c "import sys; print(sys.prefix)"; command -v pytest; pytest -q test_m.py')
+    assert t.ok and t.stdout.startswith(f'{sys.prefix}\n{os.path.dirname(sys.executable)}/pytest\n') and '1 passed' in t.stdout
+
+def test_sys_is_hidden(ws):
+    t = ws.run('ls /sys/class/net; ls /sys/fs/cgroup; ls /sys/block')
+    assert t.exit_code != 0 and t.stdout == '' and t.stderr.count('No such file') == 3
+
+FORKS = '''python -c "
+import os, signal
+pids = []
+try:
+    while len(pids) < 64:
+        p = os.fork()
+        if p == 0: signal.pause(); os._exit(0)
+        pids.append(p)
+except OSError: pass
+for p in pids: os.kill(p, 9); os.waitpid(p, 0)
+print(len(pids))"'''
+
+def test_sessions_do_not_share_the_process_limit(repo):
+    "Sandbox A holding 12 processes does not change how many processes sandbox B can start."
+    lim = Limits(nproc=16)
+    with Workspace.fresh(repo, limits=lim) as a, Workspace.fresh(repo, limits=lim) as b:
+        alone = int(b.run(FORKS).stdout)
+        assert alone >= 12                    # 16 less the agent and the python that forks
+        t = a.run('for i in $(seq 12); do sleep 300 & done; sleep 0.1; pgrep -c sleep')
+        assert t.stdout.strip() == '12'
+        assert int(b.run(FORKS).stdout) == alone
+        if os.geteuid() == 0: assert a.info()['uid'] != b.info()['uid'] and a.uid != b.uid
+
+def test_uid_is_named_agent_and_given_back(repo):
+    import fcntl
+    with Workspace.fresh(repo) as w:
+        assert w.run('id -un; stat -c %U .').stdout == 'agent\nagent\n'
+        uid = w.info()['uid']
+        if os.geteuid() == 0: assert uid in sandbox.SANDBOX_UIDS and w.uid == uid
+    if os.geteuid() == 0:                       # closed: nobody holds the uid's lock any more
+        with open(sandbox._UID_LOCKS/f'{uid}.lock') as f: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+@pytest.mark.skipif(os.geteuid() != 0, reason='a tmpfs on the workspace needs root')
+def test_workspace_disk_cap(repo, tmp_path):
+    with Workspace.fresh(repo, limits=Limits(disk_mb=8)) as w:
+        assert os.path.ismount(w.path) and w.info()['workspace_cap'] == '8 MiB tmpfs'
+        tok = w.checkpoint()
+        t = w.run('head -c 16M /dev/zero > big')
+        assert t.exit_code != 0 and 'No space left on device' in t.stderr
+        assert (w.path/'big').stat().st_size <= 8 << 20
+        t = w.run('for i in 1 2 3; do head -c 4M /dev/zero > f$i || echo full; done')
+        assert 'full' in t.stdout or 'No space left' in t.stderr
+        w.rollback(tok)                        # checkpoints live outside the cap
+        assert sorted(p.name for p in w.path.iterdir()) == ['data', 'src']
+        root = w.root
+    assert not root.exists() and str(root) not in Path('/proc/self/mountinfo').read_text()
+    (tmp_path/'big'/'x').mkdir(parents=True); (tmp_path/'big'/'x'/'f').write_bytes(b'x' * (2 << 20))
+    with pytest.raises(SandboxError, match='does not fit in the workspace'): Workspace.fresh(tmp_path/'big', limits=Limits(disk_mb=1))
+
+def test_tmp_and_shm_caps(repo):
+    with Workspace.fresh(repo, limits=Limits(tmp_mb=4)) as w:
+        for d in ('/tmp', '/dev/shm'):
+            t = w.run(f'head -c 8M /dev/zero > {d}/big')
+            assert t.exit_code != 0 and 'No space left on device' in t.stderr, d
+        t = w.run('rm /tmp/big /dev/shm/big && echo ok')
+        assert t.stdout == 'ok\n'                  # the session goes on
+        assert '4 MiB' in w.info()['tmp_cap']
+
+def test_killed_process_workspace_is_unmounted_and_removed(repo, tmp_path):
+    prog = f"import os; from hibd.sandbox import Workspace; ws = Workspace({str(repo)!r}, name='killed'); print(ws.root, flush=True); os.kill(os.getpid(), 9)"
+    p = subprocess.run([sys.executable, '-c', prog], capture_output=True, text=True, env={**os.environ, 'TMPDIR': str(tmp_path)})
+    killed = Path(p.stdout.strip())
+    assert p.returncode == -9 and (killed/'repo'/'src'/'stats.py').exists()
+    assert sandbox.clear_stale_workspaces(tmp_path) == [killed]
+    assert not killed.exists() and str(killed) not in Path('/proc/self/mountinfo').read_text()
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which('setpriv'), reason='needs root to become another user')
+def test_unprivileged_command_line_works_for_a_plain_user(monkeypatch):
+    "The non-root path (bwrap's own user namespace) as far as root can try it: the command line, without hibd's Python."
+    monkeypatch.setattr(sandbox, '_python_dirs', lambda: [])   # a plain user could not read this machine's Python under /root
+    tmp_path = Path(tempfile.mkdtemp(prefix='unpriv-', dir='/tmp')); (tmp_path/'repo').mkdir(); tmp_path.chmod(0o755)   # pytest's tmp dirs are 0700
+    files = sandbox._identity(tmp_path, sandbox.SANDBOX_UID)
+    for p in [tmp_path, tmp_path/'repo', *files.values()]: os.chown(p, 65534, 65534)
+    argv = sandbox._bwrap_argv('bwrap', str(tmp_path/'repo'), False, 4, files, 8)
+    try: r = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', *argv, 'bash', '-c',
+                        'id -un; touch x; ls /sys; head -c 8M /dev/zero > /tmp/big || echo full'], capture_output=True, text=True, timeout=30)
+    finally: shutil.rmtree(tmp_path)
+    assert r.stdout == 'agent\nfull\n' and "'/sys': No such file" in r.stderr, r.stderr

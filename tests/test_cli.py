@@ -1,0 +1,168 @@
+"""The command line: user errors are one `hibd: ` line with exit status 2 (`--debug` adds the traceback); `hibd run` says
+truly why there is no table and exits 1 when rollouts failed; `hibd sandbox exec` keeps the words after `--` as given."""
+import json, shutil
+import pytest
+from click.testing import CliRunner
+from hibd.cli import main
+from hibd.runs import RunLock
+from hibd.schema import example_belief
+
+TASK = 'code_variance_off_by_one'
+
+
+def hibd(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def config(tmp, name, harnesses, replies, seeds=(0,)):
+    "A K=1 sweep of `TASK` over `harnesses` whose model is scripted with `replies` (raw model texts)."
+    (tmp/f'{name}.json').write_text(json.dumps(replies))
+    f = tmp/f'{name}.toml'
+    f.write_text(f'name = "{name}"\ntasks = ["{TASK}"]\nharnesses = {json.dumps(harnesses)}\nK = [1]\nseeds = {json.dumps(list(seeds))}\n'
+                 f'[model]\nspec = "scripted:{tmp/(name + ".json")}"\n')
+    return f
+
+
+GOOD = [json.dumps(example_belief())]
+BAD = ['{"belief_state": "not a belief"}']
+
+
+def user_error(r, *words):
+    "`r` is a user error: status 2, one `hibd: ` line on stderr holding `words`, no traceback."
+    assert r.exit_code == 2, r.output
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith('hibd: '), r.stderr
+    assert 'Traceback' not in r.output, r.output
+    for w in words: assert w in lines[0], lines[0]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# user errors: one line, exit 2
+
+def test_bad_config_file(tmp_path):
+    f = tmp_path/'bad.toml'
+    f.write_text(config(tmp_path, 'bad', ['H0'], GOOD).read_text().replace('K = [1]', 'K = "one"'))
+    user_error(hibd('run', f), 'bad.toml: K: ')
+
+
+def test_invalid_toml(tmp_path):
+    f = tmp_path/'broken.toml'; f.write_text('name = "x\n')
+    user_error(hibd('run', f), 'broken.toml: not valid TOML')
+
+
+def test_unknown_task_id():
+    user_error(hibd('tasks', 'check', 'no_such_task'), 'unknown task ids in', 'no_such_task')
+    user_error(hibd('sandbox', 'exec', 'no_such_task', '--', 'ls'), "unknown task id 'no_such_task'")
+
+
+def test_unknown_harness_id():
+    user_error(hibd('sandbox', 'exec', TASK, '-H', 'H9', '--', 'ls'), "unknown harness id 'H9'", 'H0, H1')
+
+
+def test_unknown_harness_in_config(tmp_path):
+    user_error(hibd('run', config(tmp_path, 'h9', ['H0', 'H9'], GOOD)), 'unknown harness ids')
+
+
+def test_bad_model_spec(tmp_path):
+    "Item 12: a bad --model spec is one line, and no run directory is created for it."
+    r = hibd('run', config(tmp_path, 'spec', ['H0'], GOOD), '--out', tmp_path/'run', '--model', 'bogus')
+    user_error(r, "unknown model spec 'bogus'")
+
+
+def test_locked_run_dir(tmp_path):
+    cfg = config(tmp_path, 'locked', ['H0'], GOOD)
+    (tmp_path/'run').mkdir()
+    with RunLock(tmp_path/'run'):            # another sweep is writing it
+        user_error(hibd('run', cfg, '--out', tmp_path/'run'), 'is writing this run directory')
+
+
+def test_debug_shows_the_traceback():
+    r = hibd('--debug', 'tasks', 'check', 'no_such_task')
+    assert r.exit_code == 2, r.output
+    assert 'Traceback' in r.stderr and 'TaskError' in r.stderr, r.stderr
+    assert r.stderr.splitlines()[-1].startswith('hibd: unknown task ids in'), r.stderr
+
+
+def test_a_bug_keeps_its_traceback(monkeypatch):
+    "Only hibd's user errors are shortened: anything else is a bug and escapes as it is."
+    import hibd.cli as C
+    def boom(*a, **k): raise ZeroDivisionError('a bug')
+    monkeypatch.setattr(C, 'load_tasks', boom)
+    r = hibd('tasks', 'list')
+    assert isinstance(r.exception, ZeroDivisionError)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# hibd run: what happened, and the exit status
+
+@pytest.fixture(scope='module')
+def invalid_run(tmp_path_factory):
+    "Two harnesses, every belief schema-invalid."
+    tmp = tmp_path_factory.mktemp('invalid')
+    cfg = config(tmp, 'two', ['H0', 'H2'], BAD)
+    return tmp, cfg, hibd('run', cfg, '--out', tmp/'run')
+
+
+def test_one_harness_says_so(tmp_path):
+    r = hibd('run', config(tmp_path, 'one', ['H0'], GOOD), '--out', tmp_path/'run')
+    assert r.exit_code == 0, r.output
+    assert 'no pair to compare: the config names one harness (H0)' in r.stdout, r.output
+
+
+def test_every_belief_invalid(invalid_run):
+    "Two harnesses: the sentence says no belief passed validation (not 'one harness'), where the raw text is, and exit 1."
+    tmp, _, r = invalid_run
+    assert r.exit_code == 1, r.output
+    assert 'none of the 4 beliefs passed schema validation' in r.stdout and 'one harness' not in r.output, r.output
+    problems = [l for l in r.stderr.splitlines() if 'schema validation' in l]
+    assert len(problems) == 1 and problems[0].startswith('hibd: 4 of 4 beliefs failed schema validation'), r.stderr
+    assert str(tmp/'run'/'rollouts') in problems[0]
+
+
+def test_errored_rollouts_exit_1(invalid_run, tmp_path):
+    "Rollouts that raised (a replayed cache without these calls) make `hibd run` exit 1 and say how many."
+    tmp, cfg, _ = invalid_run
+    seed5 = tmp_path/'seed5.toml'; seed5.write_text(cfg.read_text().replace('seeds = [0]', 'seeds = [5]'))
+    r = hibd('run', seed5, '--out', tmp_path/'run', '--model', f'replay:{tmp/"run"/"calls.jsonl"}')
+    assert r.exit_code == 1, r.output
+    assert 'hibd: 2 of 2 rollouts failed with an error and are left for a resume' in r.stderr, r.stderr
+    assert 'no cached call' in r.stderr and 'Traceback' not in r.output
+
+
+def test_incomplete_rollouts_exit_1(invalid_run, tmp_path):
+    "Rollouts that did not finish (status.json `incomplete`: a model call timed out) are reported and make the outcome 1."
+    from hibd.cli import run_outcome
+    d = tmp_path/'run'; shutil.copytree(invalid_run[0]/'run', d)
+    st = json.loads((d/'status.json').read_text())
+    (d/'status.json').write_text(json.dumps({**st, 'errors': {}, 'incomplete': {'r1': 'CallIncomplete: timeout after 60 s'}}))
+    o = run_outcome(d)
+    assert o['exit_code'] == 1 and o['problems'][0].startswith('1 of 2 rollouts did not finish and are left for a resume'), o
+    assert o['problems'][0].endswith('the first: r1: CallIncomplete: timeout after 60 s'), o
+
+
+def test_finished_run_exit_0(tmp_path):
+    "Two harnesses with valid beliefs: the table, exit 0, no problem line."
+    r = hibd('run', config(tmp_path, 'ok', ['H0', 'H2'], GOOD), '--out', tmp_path/'run')
+    assert r.exit_code == 0, r.output
+    assert 'D_belief' in r.stdout and 'H2' in r.stdout, r.output
+    assert not [l for l in r.stderr.splitlines() if l.startswith('hibd: ')], r.stderr
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# hibd sandbox exec: the words after --
+
+def test_exec_keeps_arguments():
+    "Several words are argv: an argument with spaces and quotes stays one argument."
+    r = hibd('sandbox', 'exec', TASK, '--', 'python3', '-c', 'print("a  b")')
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out['command'] == """python3 -c 'print("a  b")'"""
+    assert out['observation'].splitlines()[-2:] == ['a  b', '[exit code 0]'], out['observation']
+
+
+def test_exec_one_word_is_a_shell_line():
+    r = hibd('sandbox', 'exec', TASK, '--', 'ls tests | wc -l')
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out['command'] == 'ls tests | wc -l'
+    assert out['observation'].splitlines()[-2].strip().isdigit(), out['observation']
