@@ -31,7 +31,8 @@ class PairsError(ValueError):
 # %% ../nbs/11_stats.ipynb #ba0ece07
 def check_pairs(pairs: pd.DataFrame, # a pairs table
                 metrics=METRICS, # the metric columns that must be present and valid
-                where: str = 'pairs table' # what to call the table in error messages
+                where: str = 'pairs table', # what to call the table in error messages
+                seeds: str = 'paired' # 'paired': cross-harness rows at one seed; 'any': at any two seeds (`hibd.excess`)
                ) -> pd.DataFrame:
     "`pairs` if it is a valid pairs table with `metrics`, else a `PairsError` naming the column and row."
     if not isinstance(pairs, pd.DataFrame): raise PairsError(f'{where}: expected a DataFrame, got {type(pairs).__name__}')
@@ -48,7 +49,8 @@ def check_pairs(pairs: pd.DataFrame, # a pairs table
         v = pd.to_numeric(pairs[m], errors='coerce').to_numpy(float)
         fail(~(np.isfinite(v) & (v >= 0) & (v <= 1)), lambda i: f'column {m} must be a number in [0, 1] (got {show(pairs.at[i, m])})')
     same_h, same_s = pairs.harness_a == pairs.harness_b, pairs.seed_a == pairs.seed_b
-    fail(~same_h & ~same_s, lambda i: f'cross-harness rows are paired by (task, seed): seed_a must equal seed_b '
+    if seeds not in ('paired', 'any'): raise ValueError(f"seeds must be 'paired' or 'any' (got {seeds!r})")
+    if seeds == 'paired': fail(~same_h & ~same_s, lambda i: f'cross-harness rows are paired by (task, seed): seed_a must equal seed_b '
                                       f'(got {show(pairs.at[i, "seed_a"])} and {show(pairs.at[i, "seed_b"])})')
     fail(same_h & same_s, lambda i: f'harness {show(pairs.at[i, "harness_a"])} seed {show(pairs.at[i, "seed_a"])} is compared with itself')
     fail(pairs.duplicated(list(ID_COLUMNS)), lambda i: 'duplicates an earlier row (same task, K, step, harnesses and seeds)')
