@@ -12,7 +12,7 @@ from tqdm.auto import tqdm
 
 # %% auto #0
 __all__ = ['USER_ERRORS', 'HarnessIdError', 'HibdError', 'HibdGroup', 'lookup_harness', 'main', 'help_text', 'summary_table',
-           'run_outcome', 'run', 'report', 'tasks', 'tasks_list', 'tasks_check', 'sandbox', 'sandbox_exec']
+           'run_outcome', 'run', 'report', 'plan', 'tasks', 'tasks_list', 'tasks_check', 'sandbox', 'sandbox_exec']
 
 # %% ../nbs/16_cli.ipynb #194dcf77
 from .tasks import load_tasks, load_task, TaskError, GROUPS
@@ -20,7 +20,8 @@ from .sandbox import Workspace, SandboxError
 from .harnesses import HARNESSES, get_harness, check_task
 from .models import ModelError
 from .runs import run_sweep, summary, load_run, read_rollouts, ConfigError, RunLocked, RunError
-from .report import build_report, ReportError
+from .report import build_report, read_run, ReportError
+from .excess import plan_study
 
 # %% ../nbs/16_cli.ipynb #c2734b5b
 class HarnessIdError(ValueError):
@@ -67,7 +68,7 @@ def help_text(*args: str # a command path, e.g. `'tasks', 'check'`; none for the
 # %% ../nbs/16_cli.ipynb #3fa679ae
 def summary_table(run_dir # a run directory written by `run_sweep`
                  ) -> pd.DataFrame:
-    "One row per harness pair and K: D_belief, D_arrival, D_growth as `estimate [ci_low, ci_high]`, noise floor, valid rates, success."
+    "One row per harness pair and K: D_belief, D_arrival, D_growth as `estimate [ci_low, ci_high]`, noise floor, valid rates, success (agent modes)."
     if not len(load_run(run_dir)): return pd.DataFrame()   # no rollout finished yet
     t = summary(run_dir)
     if not len(t): return pd.DataFrame()
@@ -77,8 +78,9 @@ def summary_table(run_dir # a run directory written by `run_sweep`
     wide = t.pivot_table(index=keys, columns='metric', values='cell', aggfunc='first')
     wide = wide[[m for m in ('D_belief', 'D_arrival', 'D_growth') if m in wide.columns]]
     first = t[t.metric == 'D_belief'].set_index(keys)
-    extra = first[['n_pairs', 'noise_floor', 'valid_a', 'valid_b', 'success_a', 'success_b']].rename(columns={'noise_floor': 'floor(D_belief)'})
-    return wide.join(extra).reset_index()
+    scripted = json.loads((Path(run_dir)/'manifest.json').read_text())['design']['mode'] in ('replay', 'imagined')
+    cols = ['n_pairs', 'noise_floor', 'valid_a', 'valid_b'] + ([] if scripted else ['success_a', 'success_b'])   # scripted: the same for all
+    return wide.join(first[cols].rename(columns={'noise_floor': 'floor(D_belief)'})).reset_index()
 
 # %% ../nbs/16_cli.ipynb #3e0a3d7f
 def _beliefs(d: Path, st: dict) -> tuple[int, int, list]:
@@ -140,8 +142,7 @@ def run(config, out, model, base_url, scheduler):
 def report(run_dir, out):
     "Build the report of RUN_DIR (HTML, Markdown, CSV tables, PNG/SVG figures) without calling a model."
     t0 = time.perf_counter()
-    try: path = build_report(run_dir, out)
-    except ReportError as e: raise HibdError(str(e), exit_code=1) from None   # exit 1, as tests/test_report.py expects
+    path = build_report(run_dir, out)                    # a ReportError is a user error: one line, exit 2 (`HibdGroup`)
     idx = json.loads((path/'index.json').read_text())
     click.echo(f'report: {path/"report.html"}  ({time.perf_counter() - t0:.1f} s; also report.md, tables/, figures/)')
     for s in idx['sections']: click.echo(f"  {s['status']:<14} {s['title']}")
@@ -149,6 +150,25 @@ def report(run_dir, out):
     if bad:
         click.echo(f'hibd: {len(bad)} section(s) failed with an error (see the report): {", ".join(bad)}', err=True)
         sys.exit(1)
+
+# %% ../nbs/16_cli.ipynb #a1b2c3d2
+@main.command('plan')
+@click.argument('run_dir', type=click.Path(exists=True, file_okay=False))
+@click.option('--delta', type=float, default=0.05, show_default=True, help='The excess divergence (D_belief) to detect.')
+@click.option('--power', type=float, default=0.8, show_default=True, help='The power wanted.')
+@click.option('--alpha', type=float, default=0.05, show_default=True, help="The primary family's one-sided level.")
+@click.option('--ref', default=None, help="The reference harness of the primary family (default: the run's first harness).")
+def plan(run_dir, delta, power, alpha, ref):
+    "From RUN_DIR as a pilot (>= 2 seeds): the tasks x seeds needed to detect an excess divergence DELTA with POWER."
+    d = read_run(run_dir)
+    if d.pairs_all is None: raise HibdError(f'{run_dir}: one seed per task, so no noise to plan from: a pilot needs at least 2 seeds')
+    t = plan_study(d.pairs_all, delta=delta, power=power, alpha=alpha, ref=ref or d.design['harnesses'][0])
+    a = t.attrs
+    click.echo(f"pilot: {a['pilot_tasks']} tasks x {a['pilot_seeds']} seeds; {a['informative_pairs']} of {t.family_size.iloc[0]} pairs "
+               f"carry information; seed noise of a task's E {a['v_noise']:.3g}, task-effect variance {a['v_tau']:.3g}")
+    click.echo(f'to detect an excess D_belief of {delta} with power {power} (one-sided, alpha {alpha} over {t.family_size.iloc[0]} tests):')
+    for r in t.itertuples():
+        click.echo(f'  {r.n_seeds} seeds: ' + (f'{r.n_tasks} tasks (power {r.power:.2f})' if pd.notna(r.n_tasks) else 'more tasks than planned for'))
 
 # %% ../nbs/16_cli.ipynb #8915a02f
 @main.group()

@@ -279,6 +279,7 @@ def plan_study(pairs: pd.DataFrame, # a pilot's pairs table with cross rows at e
                seeds=(2, 3, 4, 5), # numbers of seeds to plan for
                metric: str = 'D_belief', # the metric
                ref: str | None = 'H0', # the primary family: every pair with `ref` at the largest K (None: every pair)
+               min_tasks: int = 8, # the smallest design the simulation validated the approximation for
                max_tasks: int = 2000 # give up beyond this many tasks
               ) -> pd.DataFrame:
     "Per number of seeds: the tasks needed to detect an excess `delta` with `power`, from a pilot's variance components."
@@ -289,13 +290,15 @@ def plan_study(pairs: pd.DataFrame, # a pilot's pairs table with cross rows at e
     if ref is not None: u = u[(u.harness_a == ref) | (u.harness_b == ref)]
     if u.empty: raise PairsError(f'plan_study: no pair with {ref!r} in the pilot')
     comps = [(*noise_components(list(g.labelings)), int(g.S.min())) for _, g in u.groupby(['harness_a', 'harness_b'])]
-    vn, vt, s0 = float(np.mean([c[0] for c in comps])), float(np.mean([c[1] for c in comps])), min(c[2] for c in comps)
-    m = len(comps); T = np.arange(1, max_tasks + 1); rows = []
+    m, informative = len(comps), [c for c in comps if c[0] > 0]     # a pair with identical beliefs on both sides has no noise to scale
+    if not informative: raise PairsError('plan_study: every pair of the family gave identical beliefs on both sides: nothing to plan from')
+    vn, vt = float(np.mean([c[0] for c in informative])), float(np.mean([c[1] for c in informative]))
+    s0 = min(c[2] for c in informative); T = np.arange(min_tasks, max_tasks + 1); rows = []
     for S in seeds:
         pw = plan_power(delta, T, S, vn, vt, s0, alpha / m)
         ok = np.flatnonzero(pw >= power)
         rows.append({'n_seeds': S, 'n_tasks': int(T[ok[0]]) if len(ok) else None, 'power': float(pw[ok[0]]) if len(ok) else float(pw[-1]),
                      'delta': delta, 'alpha_per_test': alpha / m, 'family_size': m})
     out = pd.DataFrame(rows)
-    out.attrs.update(v_noise=vn, v_tau=vt, pilot_seeds=s0, pilot_tasks=int(u.task.nunique()))
+    out.attrs.update(v_noise=vn, v_tau=vt, pilot_seeds=s0, pilot_tasks=int(u.task.nunique()), informative_pairs=len(informative))
     return out

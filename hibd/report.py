@@ -16,15 +16,17 @@ import vl_convert as vlc
 # %% auto #0
 __all__ = ['CELL_STATES', 'SECTIONS', 'ReportError', 'NoData', 'Unavailable', 'RunData', 'read_run', 'Block', 'Section', 'need',
            'part', 'frames', 'model_note', 'sec_header', 'coverage', 'coverage_chart', 'sec_coverage', 'main_wide',
-           'sec_main', 'sec_long', 'sec_theory', 'agreement_Ks', 'sec_agreement', 'sec_actions', 'sec_retry',
-           'sec_calibration', 'sec_sensitivity', 'sec_grouped', 'vocab_wide', 'sec_vocabulary', 'sec_ablation',
-           'sec_biwm', 'sections', 'render_chart', 'md_table', 'write_report', 'build_report']
+           'excess_wide', 'excess_verdict', 'scripted_outcome', 'sec_main', 'sec_long', 'sec_theory', 'agreement_Ks',
+           'sec_agreement', 'sec_actions', 'sec_retry', 'sec_calibration', 'sec_sensitivity', 'sec_grouped',
+           'vocab_wide', 'sec_vocabulary', 'sec_ablation', 'sec_biwm', 'sections', 'render_chart', 'md_table',
+           'write_report', 'build_report']
 
 # %% ../nbs/15_report.ipynb #ff0f803d
 from .models import LOCAL_MODELS
 from .rollout import rollout_id
-from .runs import load_run, pairs as run_pairs, rates
-from .stats import ID_COLUMNS, cross, within, select_step
+from .runs import copy_rates, load_run, pairs as run_pairs, rates
+from .excess import excess_table, plot_excess
+from .stats import ID_COLUMNS, PairsError, cross, within, select_step
 
 # %% ../nbs/15_report.ipynb #017c0c13
 class ReportError(ValueError):
@@ -43,7 +45,8 @@ class RunData:
     manifest: dict
     status: dict | None
     run: pd.DataFrame
-    pairs: pd.DataFrame
+    pairs: pd.DataFrame                       # cross pairs at the same seed, within pairs across seeds
+    pairs_all: pd.DataFrame | None = None     # also cross pairs at two different seeds (`coupling`); None with one seed
     @property
     def design(self) -> dict: return self.manifest['design']
     @property
@@ -64,8 +67,13 @@ def read_run(run_dir: str | Path # a run directory written by `hibd.runs.run_swe
     sp = run_dir/'status.json'
     status = json.loads(sp.read_text()) if sp.is_file() else None
     run = load_run(run_dir) if (run_dir/'rollouts').is_dir() else pd.DataFrame()
-    p = run_pairs(run, harness_order=man['design']['harnesses']) if len(run) else pd.DataFrame(columns=[*ID_COLUMNS, 'group', 'D_belief'])
-    return RunData(run_dir, man, status, run, p)
+    if not len(run): return RunData(run_dir, man, status, run, pd.DataFrame(columns=[*ID_COLUMNS, 'group', 'D_belief']))
+    if len(man['design'].get('seeds') or []) < 2: return RunData(run_dir, man, status, run, run_pairs(run, harness_order=man['design']['harnesses']))
+    pa = run_pairs(run, harness_order=man['design']['harnesses'], seeds='all')      # one pass; the same-seed table is its subset
+    p = pa[(pa.harness_a == pa.harness_b) | (pa.coupling == 'same_seed')].drop(columns='coupling').reset_index(drop=True)
+    p.attrs = {'excluded': (ex := [e for e in pa.attrs['excluded'] if e['harness_a'] == e['harness_b'] or e['seed_a'] == e['seed_b']]),
+               'n_excluded': len(ex)}
+    return RunData(run_dir, man, status, run, p, pa)
 
 # %% ../nbs/15_report.ipynb #f707e521
 @dataclass
@@ -310,21 +318,58 @@ def _ci(e, lo, hi) -> str:
     return '–' if pd.isna(e) else f'{e:.3f} [{lo:.3f}, {hi:.3f}]' if pd.notna(lo) else f'{e:.3f}'
 
 def main_wide(t: pd.DataFrame, # a `hibd.analysis.main_table`
-              success: pd.DataFrame | None = None # `hibd.safety.terminal_success(run, by=('harness',))`
+              success: pd.DataFrame | None = None # `hibd.safety.terminal_success(run, by=('harness',))` (agent modes only)
              ) -> pd.DataFrame:
-    "One row per pair and K: each metric as `estimate [ci_low, ci_high]`, its noise floor and p_adj; terminal success of both sides."
+    "One row per pair and K: each metric as `estimate [ci_low, ci_high]`, its noise floor (and p_adj if given); success of both sides."
     t = t.assign(cell=[_ci(*x) for x in zip(t.estimate, t.ci_low, t.ci_high)])
     keys = ['harness_a', 'harness_b', 'K']
     w = t.pivot_table(index=keys, columns='metric', values='cell', aggfunc='first', sort=False)
     w = w[[m for m in ('D_belief', 'D_arrival', 'D_growth') if m in w.columns]]
     b = t[t.metric == 'D_belief'].set_index(keys)
-    w['floor(D_belief)'] = b.noise_floor; w['p_adj(D_belief > floor)'] = b.p_adj; w['n_pairs'] = b.n_pairs
+    w['floor(D_belief)'] = b.noise_floor
+    if 'p_adj' in b: w['p_adj(D_belief > floor)'] = b.p_adj
+    w['n_pairs'] = b.n_pairs
     if 'same_prompt' in b: w['same_prompt'] = b.same_prompt
     w = w.reset_index()
     if success is not None and len(success):
         sc = success.groupby(['harness', 'K']).success.mean()
         for side in ('a', 'b'): w[f'success_{side}'] = [sc.get((h, k), np.nan) for h, k in zip(w[f'harness_{side}'], w.K)]
     return w
+
+def excess_wide(t: pd.DataFrame # a `hibd.excess.excess_table`
+               ) -> pd.DataFrame:
+    "One row per pair and K: E of each metric as `E [ci_low, ci_high]`; for D_belief its parts, p, p_adj, smallest attainable p and family."
+    t = t.assign(cell=[_ci(*x) for x in zip(t.E, t.ci_low, t.ci_high)])
+    keys = ['harness_a', 'harness_b', 'K']
+    w = t.pivot_table(index=keys, columns='metric', values='cell', aggfunc='first', sort=False)
+    w = w[[m for m in ('D_belief', 'D_arrival', 'D_growth') if m in w.columns]].rename(columns=lambda m: f'E({m})')
+    b = t[t.metric == 'D_belief'].set_index(keys)
+    for c in ('cross', 'noise', 'same_seed', 'p', 'p_adj', 'p_min', 'n_tasks', 'n_seeds'): w[c] = b[c]
+    w['test'] = b.family.str.split(':').str[0]
+    return w.reset_index()
+
+def excess_verdict(t: pd.DataFrame, # a `hibd.excess.excess_table`
+                   alpha: float = .05 # the family's level
+                  ) -> str:
+    "In words: which pairs of the primary family exceed the model's own noise, which do not, and whether the design could tell."
+    pr = t[t.family.str.startswith('primary') & (t.metric == 'D_belief')]
+    if pr.empty: return 'No pair falls in the primary family (no pair with the reference harness at the largest K).'
+    one = lambda r: f'{r.harness_a}–{r.harness_b} (E = {r.E:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}], p_adj = {r.p_adj:.3g})'
+    hit, miss = pr[pr.p_adj <= alpha], pr[~(pr.p_adj <= alpha)]
+    out = [f'Primary family ({pr.family.iloc[0].split(": ", 1)[1]}; {len(pr)} one-sided seed-swap tests, Holm at α = {alpha}).']
+    if len(hit): out.append("Beyond the model's own noise: " + '; '.join(map(one, hit.itertuples())) + '.')
+    if len(miss): out.append(("No pair exceeds the model's own noise: " if hit.empty else "Within the model's own noise: ")
+                             + '; '.join(map(one, miss.itertuples())) + '.')
+    first = alpha / len(pr)                                               # Holm's first threshold
+    blind = pr[pr.p_min > first]
+    if len(blind) == len(pr):
+        out.append(f'These data cannot reject at all: the smallest p they can attain is {pr.p_min.min():.3g}, above Holm\'s first '
+                   f'threshold α/{len(pr)} = {first:.3g} ({int(pr.n_tasks.max())} tasks × {int(pr.n_seeds.min())} seeds). '
+                   '`hibd plan RUN` estimates the tasks and seeds a study needs.')
+    elif len(blind):
+        out.append(f'For {", ".join(f"{a}–{b}" for a, b in zip(blind.harness_a, blind.harness_b))} the smallest attainable p is above '
+                   f'α/{len(pr)} = {first:.3g}: no effect could have been declared there.')
+    return ' '.join(out)
 
 def _same_note(t: pd.DataFrame) -> str:
     "A sentence naming the pairs whose two harnesses asked the same prompts in every pair at every K ('' if none or unknown)."
@@ -337,33 +382,81 @@ def _same_note(t: pd.DataFrame) -> str:
     return head + (f' For {", ".join(same)} that share is 1 at every K: on this run those harnesses never changed what the model saw '
                    '(nothing was blocked, repaired or hidden that the other showed), so their zeros say nothing about the model.')
 
+def _excess(d: RunData, s: Section):
+    _has_final(d)
+    if d.pairs_all is None:
+        s.text('No noise reference: this run has one seed, and the excess divergence over the model\'s own noise needs at least '
+               '2 seeds (add seeds to the config and run it again: finished rollouts are kept). No test is made; the same-seed '
+               'numbers below are descriptive only.')
+        return
+    try: t = excess_table(d.pairs_all, metrics=('D_belief', 'D_arrival', 'D_growth'), ref=_ref(d))
+    except PairsError as e: raise NoData(str(e)) from None
+    s.text(excess_verdict(t))
+    s.table('excess_summary', excess_wide(t), f'Excess divergence E over the noise per pair and K (final step), 95% CI; '
+            f'p: one-sided seed-swap permutation; pairs with {_ref(d)} at the largest K on D_belief are the primary family', max_rows=60)
+    s.table('excess', t, 'The tidy excess table', max_rows=0)
+    s.figure('excess', plot_excess(t, ref=_ref(d)), f'Excess divergence against K for the pairs with {_ref(d)}, 95% CI; grey: 0 (the noise)')
+
+def _copying(d: RunData, s: Section):
+    _has_steps(d)
+    t = _given(copy_rates(d.run), 'no two consecutive steps with valid beliefs')
+    s.text(f'The model repeats its previous belief word for word in {t.copy_rate.min():.0%}–{t.copy_rate.max():.0%} of the steps '
+           f'(by harness) and changes its recommended action in {t.action_change_rate.min():.0%}–{t.action_change_rate.max():.0%}: '
+           'where copying is high, differences at large K are mostly step-0 differences carried forward.')
+    s.table('copy_rates', t, 'Per harness: share of steps whose belief equals the previous step\'s, share whose recommended action changed')
+
 def _main(d: RunData, s: Section, success):
     main_table, main_chart = need('analysis', 'main_table', 'main_chart')
     _has_final(d)
-    t = main_table(d.pairs, ref=_ref(d))
+    t = main_table(d.pairs, ref=_ref(d)).drop(columns=['p', 'p_adj', 'family'])
+    t['method'] = t.method.str.split('; p:').str[0] + '; same seed (coupled pairs): a secondary reading, no test'
     s.prose += _same_note(t)
-    s.table('main_summary', main_wide(t, success), f'Per harness pair and K (final step): estimate [95% CI]; pairs with {_ref(d)} first', max_rows=60)
-    s.table('main', t, 'The tidy main table (SPEC §7 columns)', max_rows=0)
-    s.figure('main', main_chart(t), f'Divergence against K for the pairs with {_ref(d)}, 95% CI; grey band: noise floor')
+    s.table('main_summary', main_wide(t, success), f'Secondary reading, paired at the same seed: per harness pair and K (final step), '
+            f'estimate [95% CI] beside the different-seed noise floor; pairs with {_ref(d)} first', max_rows=60)
+    s.table('main', t, 'The tidy same-seed table (SPEC §7 columns)', max_rows=0)
+    s.figure('main', main_chart(t), f'Same-seed divergence against K for the pairs with {_ref(d)}, 95% CI; grey band: noise floor')
+
+_SCRIPTED = ('replay', 'imagined')   # modes whose trajectory is scripted: success is the same for every harness by design
+
+def scripted_outcome(run: pd.DataFrame # a `load_run` table of a replay run
+                    ) -> pd.DataFrame:
+    "Per task and K: the scripted trajectory's outcome (`pass`/`fail`) and whether every harness and seed saw the same one."
+    f = run[(run.step == run.K) & run.terminal_result.notna()]
+    g = f.groupby(['task', 'K'], sort=True).terminal_result
+    return pd.DataFrame({'outcome': g.agg(lambda v: '/'.join(sorted(set(v)))), 'same_for_every_harness': g.nunique() == 1}).reset_index()
 
 def _success(d: RunData, s: Section):
     terminal_success, success_chart = need('safety', 'terminal_success', 'success_chart')
     if not len(d.run) or d.run.terminal_result.isna().all(): raise NoData('no verifier outcome was recorded (the mode does not execute)')
+    if d.design['mode'] in _SCRIPTED:
+        t = scripted_outcome(d.run)
+        by_k = t.groupby('K').outcome.agg(lambda v: f'{(v == "pass").sum()}/{len(v)}')
+        s.text(f'Success is scripted in {d.design["mode"]} mode: every harness executes the task\'s reference trajectory, so terminal '
+               'success is the task\'s scripted outcome, the same for every harness by design, and not a harness result. Tasks whose '
+               'scripted trajectory passes at K: ' + ', '.join(f'K = {k}: {v}' for k, v in by_k.items()) + '.'
+               + ('' if t.same_for_every_harness.all() else ' Some cells saw different outcomes across harnesses: see the table.'))
+        s.table('scripted_outcome', t, 'The scripted outcome per task and K (the full verifier after the reference trajectory)')
+        return None
     t = _given(terminal_success(d.run, by=('harness',)))
     s.table('terminal_success', t, 'Terminal success per harness and K: pass rate of the full verifier at the end of the rollout')
     s.figure('terminal_success', success_chart(t), 'Terminal success per harness with CI')
     return t
 
 def sec_main(d: RunData, s: Section):
-    "Main table with noise floor, and terminal success per harness beside it."
-    s.prose = ('Mean cross-harness divergence at the final step (step = K) per harness pair and K, with 95% cluster-bootstrap '
-               'intervals (tasks, then seeds) and the noise floor beside each number; p_adj tests whether the divergence exceeds '
-               'the floor (Holm within metric). ' + _floor_note(d) + ' Beside it, terminal success per harness: the paper '
-               'claims success is preserved but never measures it.')
+    "Excess divergence over the noise first, copy rates, then the same-seed table and the success of each harness (agent modes) or the scripted outcome."
+    s.prose = ('First the excess divergence: how far two harnesses\' beliefs at different seeds differ beyond each harness\'s own '
+               'difference across seeds, with a task-bootstrap 95% interval and a one-sided seed-swap permutation test (Holm within '
+               'the declared family). Then, as a secondary reading, the mean cross-harness divergence paired at the same seed, beside '
+               'the noise floor: calls at one seed share a sampling stream, so that number is biased low against a different-seed floor '
+               'and carries no test. ' + _floor_note(d) + ' Beside it, terminal success per harness where the mode lets the model act; '
+               'in replay the outcome is scripted and shown per task.')
+    part(s, 'Excess divergence', _excess, d, s)
+    part(s, 'Copy rates', _copying, d, s)
     ss = Section('terminal_success', '')                 # computed first (its rates join the main table), shown after it
     succ = part(ss, 'Terminal success', _success, d, ss)
-    part(s, 'Main table', _main, d, s, succ if isinstance(succ, pd.DataFrame) else None)
+    part(s, 'Same-seed table', _main, d, s, succ if isinstance(succ, pd.DataFrame) else None)
     s.blocks += ss.blocks
+
 
 # %% ../nbs/15_report.ipynb #e6c698c5
 def _Ks(d: RunData) -> list: return sorted(int(k) for k in d.final.K.unique()) if len(d.final) else []

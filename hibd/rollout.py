@@ -45,12 +45,14 @@ def belief_messages(task: Task, # the task (its `instruction` is shown)
                     observation: str, # what the harness shows at step t
                     previous: dict | None, # the previous belief, or None
                     commands: list, # [(step, command, note)] so far, oldest first
-                    K: int | None = None # the horizon, shown only when announced
+                    K: int | None = None, # the horizon, shown only when announced
+                    show_previous: bool = True # show the previous belief (the paper's protocol); False leaves the section out
                    ) -> list[dict]:
     "The chat messages of one belief elicitation: the one template, for every harness and mode."
     head = f'Step {step} of {K}.' if K is not None else f'Step {step}.'
+    prev = f'Your previous belief:\n{render_belief(previous)}\n\n' if show_previous else ''
     user = (f'Task:\n{task.instruction.strip()}\n\n{head}\n\nWhat the shell showed:\n{observation}\n\n'
-            f'Your previous belief:\n{render_belief(previous)}\n\nYour last commands (oldest first):\n{render_commands(commands)}')
+            f'{prev}Your last commands (oldest first):\n{render_commands(commands)}')
     return [{'role': 'system', 'content': SYSTEM_PROMPT}, {'role': 'user', 'content': user}]
 
 def messages_hash(messages: list[dict]) -> str:
@@ -181,6 +183,7 @@ def rollout(task: Task | str, # a task or task id
             stop: Callable | None = None, # returns a sweep limit's name when the sweep must stop, else None
             proposals: ProposalCache | str | Path | None = None, # cache of agent_free proposals
             limits=None, # sandbox `Limits`
+            show_previous_belief: bool = True, # the prompt shows the previous belief (the paper's protocol)
            ) -> list[dict]:
     "Run one rollout and return its step records (steps 0..K); `Stopped` or `CallIncomplete` if it could not finish."
     task = load_task(task) if isinstance(task, str) else task
@@ -220,7 +223,7 @@ def rollout(task: Task | str, # a task or task id
                 if cmd: commands.append((t, cmd, 'not executed' if mode == 'imagined' else ''))
             ev = st.events if st is not None else {}
             # 2. the belief
-            msgs = belief_messages(task, t, obs, prev, commands if mode != 'agent_free' else react_cmds, shown_K)
+            msgs = belief_messages(task, t, obs, prev, commands if mode != 'agent_free' else react_cmds, shown_K, show_previous_belief)
             call = _within(deadline, backend.elicit, messages=msgs, seed=seed, temperature=temperature, max_tokens=max_tokens, max_retries=max_retries)
             belief = call.belief
             rec_action = _recommended(belief)

@@ -27,7 +27,7 @@ from .tasks import GROUPS, Task, load_tasks
 __all__ = ['SPEC_FORMS', 'DAMAGED', 'check_spec', 'ModelSpec', 'RunLimits', 'SweepConfig', 'ConfigError', 'RunError',
            'parse_config', 'load_config', 'resolve_tasks', 'Unit', 'units', 'reuse_files', 'make_backend', 'RunLocked',
            'RunLock', 'task_hash', 'manifest', 'end_record', 'run_unit', 'rollout_records', 'run_sweep',
-           'read_rollouts', 'load_run', 'belief_rows', 'pairs', 'rates', 'summary']
+           'read_rollouts', 'load_run', 'belief_rows', 'pairs', 'rates', 'summary', 'copy_rates']
 
 # %% ../nbs/07_runs.ipynb #949ffc88
 _strict = ConfigDict(extra='forbid')
@@ -75,6 +75,7 @@ class SweepConfig(BaseModel):
     seeds: list[int] = Field(default_factory=lambda: [0])
     mode: Literal[MODES] = 'replay'
     announce_horizon: bool = False
+    show_previous_belief: bool = True   # the prompt shows the previous belief (the paper's protocol); false: left out
     temperature: float = Field(0.0, ge=0)
     concurrency: int = Field(1, ge=1)
     executor: Literal['local', 'dask'] = 'local'
@@ -273,7 +274,8 @@ def _design(cfg: SweepConfig, tasks: list[Task], model_id: str) -> dict:
     return {'tasks': [t.id for t in tasks], 'harnesses': cfg.harnesses, 'K': cfg.K, 'seeds': cfg.seeds, 'mode': cfg.mode,
             'announce_horizon': cfg.announce_horizon, 'temperature': cfg.temperature, 'max_retries': cfg.model.max_retries,
             'tokens_per_call': cfg.limits.tokens_per_call, 'model': model_id,
-            **({'biwm_success': cfg.biwm_success} if cfg.biwm_success else {})}   # absent unless declared: older run ids stay valid
+            **({'biwm_success': cfg.biwm_success} if cfg.biwm_success else {}),   # absent unless declared: older run ids stay valid
+            **({} if cfg.show_previous_belief else {'show_previous_belief': False})}   # likewise absent at the default
 
 def manifest(cfg: SweepConfig, tasks: list[Task], backend: Backend) -> dict:
     "The run manifest: config, design, versions, git commit, model id and file hash, harness cards, task hashes."
@@ -327,6 +329,7 @@ def run_unit(u: Unit, # the rollout
         try:
             recs = rollout(u.task, u.harness, backend, u.K, seed=u.seed, mode=design['mode'], temperature=design['temperature'],
                            announce_horizon=design['announce_horizon'], max_tokens=design['tokens_per_call'],
+                           show_previous_belief=design.get('show_previous_belief', True),
                            max_retries=design['max_retries'], wall_s=rollout_wall_s, run_id=run_id, on_step=write, stop=stop,
                            proposals=run_dir/'proposals.jsonl')
         except BaseException:
@@ -626,7 +629,8 @@ def belief_rows(run: pd.DataFrame # a `load_run` table
 # %% ../nbs/07_runs.ipynb #d617b745
 def pairs(run, # a run directory or a `load_run` DataFrame
           weights='paper', matcher='exact', action='tok8', # passed to `hibd.metrics.divergence`
-          harness_order: list[str] | None = None # order of harness_a/harness_b (default: the run's config order)
+          harness_order: list[str] | None = None, # order of harness_a/harness_b (default: the run's config order)
+          seeds: str = 'same' # cross-harness pairs at the 'same' seed, or at 'all' pairs of seeds (with a `coupling` column)
          ) -> pd.DataFrame:
     "The pairs table of a run (cross-harness and within-harness) with divergence columns; failures excluded and listed."
     if not isinstance(run, pd.DataFrame):
@@ -636,9 +640,11 @@ def pairs(run, # a run directory or a `load_run` DataFrame
     tab, pos = belief_rows(run)
     cols = ['task', 'group', 'K', 'step', 'harness', 'seed', 'ok']
     x = run[cols].assign(o=run.harness.map(order), ph=run['prompt_hash'] if 'prompt_hash' in run else None, r=pos)
-    cr = x.merge(x, on=['task', 'group', 'K', 'step', 'seed'], suffixes=('_a', '_b'))
-    cr = cr[cr.o_a < cr.o_b].assign(seed_b=lambda d: d.seed)
-    cr = cr.rename(columns={'seed': 'seed_a'})
+    if seeds not in ('same', 'all'): raise ValueError(f"seeds must be 'same' or 'all' (got {seeds!r})")
+    if seeds == 'same':
+        cr = x.merge(x, on=['task', 'group', 'K', 'step', 'seed'], suffixes=('_a', '_b'))
+        cr = cr[cr.o_a < cr.o_b].assign(seed_b=lambda d: d.seed).rename(columns={'seed': 'seed_a'})
+    else: cr = (m := x.merge(x, on=['task', 'group', 'K', 'step'], suffixes=('_a', '_b')))[m.o_a < m.o_b]
     wi = x.merge(x, on=['task', 'group', 'K', 'step', 'harness'], suffixes=('_a', '_b'))
     wi = wi[wi.seed_a < wi.seed_b].assign(harness_a=lambda d: d.harness, harness_b=lambda d: d.harness)
     p = pd.concat([cr, wi], ignore_index=True)
@@ -654,10 +660,12 @@ def pairs(run, # a run directory or a `load_run` DataFrame
     same = (p.ph_a == p.ph_b).astype('boolean').mask(p.ph_a.isna() | p.ph_b.isna()).reset_index(drop=True)
     out = pd.concat([p[[*ids, 'group']].reset_index(drop=True), same.rename('same_prompt'), d.reset_index(drop=True)], axis=1)
     for c in ('K', 'step', 'seed_a', 'seed_b'): out[c] = out[c].astype('int64')
+    if seeds == 'all':
+        out.insert(len(ids) + 1, 'coupling', np.where((out.harness_a != out.harness_b) & (out.seed_a == out.seed_b), 'same_seed', 'independent'))
     out = out.sort_values(ids, kind='stable').reset_index(drop=True)
     out.attrs['excluded'] = excluded
     out.attrs['n_excluded'] = len(excluded)
-    return check_pairs(out) if len(out) else out
+    return check_pairs(out, seeds='any' if seeds == 'all' else 'paired') if len(out) else out
 
 # %% ../nbs/07_runs.ipynb #e67cc421
 def rates(run: pd.DataFrame) -> pd.DataFrame:
@@ -687,3 +695,17 @@ def summary(run_dir: str | Path, # a run directory
     t['n_excluded'] = [int(((fin.harness_a == a) & (fin.harness_b == b) & (fin.K == k)).sum()) if len(fin) else 0
                        for a, b, k in zip(t.harness_a, t.harness_b, t.K)]
     return t.reset_index(drop=True)
+
+# %% ../nbs/07_runs.ipynb #c0f7a1e2
+def copy_rates(run: pd.DataFrame # a `load_run` table
+              ) -> pd.DataFrame:
+    "Per harness: `copy_rate` (belief equal to the previous step's), `action_change_rate`, and `n` consecutive valid step pairs."
+    r = run.drop_duplicates(['rollout_id', 'step']).sort_values(['rollout_id', 'step'], kind='stable')
+    ok = (r.ok.astype(bool) & r.belief.notna()).to_numpy()
+    key = np.array([json.dumps(b, sort_keys=True) if k else None for b, k in zip(r.belief, ok)], dtype=object)
+    act = np.array([(b.get('next_action_recommendation') or {}).get('action') if k else None for b, k in zip(r.belief, ok)], dtype=object)
+    same_ro = (r.rollout_id.to_numpy()[1:] == r.rollout_id.to_numpy()[:-1]) & (r.step.to_numpy()[1:] == r.step.to_numpy()[:-1] + 1)
+    use = same_ro & ok[1:] & ok[:-1]
+    d = pd.DataFrame({'harness': r.harness.to_numpy()[1:][use], 'copy': (key[1:] == key[:-1])[use], 'change': (act[1:] != act[:-1])[use]})
+    g = d.groupby('harness', sort=True)
+    return pd.DataFrame({'copy_rate': g['copy'].mean(), 'action_change_rate': g['change'].mean(), 'n': g.size()}).reset_index()

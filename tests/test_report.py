@@ -292,7 +292,7 @@ def test_cli(qs, tmp_path):
     assert list((tmp_path/'elsewhere'/'figures').glob('*.png')) and list((tmp_path/'elsewhere'/'figures').glob('*.svg'))
     (tmp_path/'empty').mkdir()
     r = CliRunner().invoke(main, ['report', str(tmp_path/'empty')])
-    assert r.exit_code == 1 and 'no manifest' in r.output, r.output
+    assert r.exit_code == 2 and "no manifest" in r.output, r.output
 
 
 # ---------------------------------------------------------------------------------------------------------------
