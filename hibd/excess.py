@@ -9,7 +9,7 @@ import numpy as np, pandas as pd
 import altair as alt
 from scipy import stats as sps
 from tqdm.auto import tqdm
-from .stats import PairsError, adjust, bootstrap_cells, check_pairs, cross, select_step, signflip_p, within
+from .stats import PairsError, adjust, bootstrap_cells, check_pairs, cross, select_step, signflip_p, step_keys, within
 
 # %% auto #0
 __all__ = ['swap_labelings', 'excess_core', 'seed_swap_p', 'seed_cells', 'excess_table', 'simulate_beliefs', 'belief_distances',
@@ -63,8 +63,6 @@ def seed_swap_p(E_sets, # one array per task: its excess under each labeling, ob
     return float((1 + np.sum(draws >= obs - tol)) / (n_draws + 1)), max(p_min, 1 / (n_draws + 1)), False
 
 # %% ../nbs/11b_excess.ipynb #e0ffc920
-def _step_keys(step) -> list: return ['step'] if isinstance(step, str) and step == 'all' else []
-
 def _positions(p: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     "Each (task, seed)'s position among its task's seeds, and the number of seeds per task."
     s = pd.concat([p[['task', c]].set_axis(['task', 'seed'], axis=1) for c in ('seed_a', 'seed_b')]).drop_duplicates()
@@ -82,7 +80,7 @@ def seed_cells(pairs: pd.DataFrame, # cross rows at every pair of seeds and with
                step='final' # unit of observation: 'final', 'all' or a step
               ) -> list[tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]]:
     "Per number of seeds S: the cells (pair, K, step, task) and their S×S arrays `X`, `WA`, `WB` for `excess_core`."
-    p = select_step(check_pairs(pairs, metric, seeds='any'), step); keys = ['K', *_step_keys(step), 'task']
+    p = select_step(check_pairs(pairs, metric, seeds='any'), step); keys = ['K', *step_keys(step), 'task']
     c, w = cross(p), within(p)
     w = pd.concat([w, w.rename(columns={'seed_a': 'seed_b', 'seed_b': 'seed_a'})])      # both orders
     pos, n_seeds = _positions(p)
@@ -121,7 +119,7 @@ def excess_table(pairs: pd.DataFrame, # cross rows at every pair of seeds and wi
                 ) -> pd.DataFrame:
     "Per pair × K × metric: excess divergence E, task-bootstrap CI, one-sided seed-swap p, `p_min`, family and adjusted p."
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    gk = ['harness_a', 'harness_b', 'K', *_step_keys(step), 'metric']
+    gk = ['harness_a', 'harness_b', 'K', *step_keys(step), 'metric']
     parts = []
     for m in metrics:
         for cs, X, WA, WB in seed_cells(pairs, m, step):

@@ -15,9 +15,9 @@ from .metrics import COMPONENTS, GROUPS, WEIGHT_PRESETS
 
 # %% auto #0
 __all__ = ['ID_COLUMNS', 'METRICS', 'RESULT_COLUMNS', 'C3_NOTE', 'PairsError', 'check_pairs', 'synthetic_pairs', 'select_step',
-           'cross', 'within', 'cluster_weights', 'bootstrap_cells', 'signflip_p', 'wilcoxon_p', 'adjust', 'noise_floor',
-           'describe', 'compare', 'mixed_model', 'C3Result', 'c3_check', 'kendall_to_first', 'WeightSensitivity',
-           'weight_sensitivity', 'plot_estimates']
+           'cross', 'within', 'cluster_weights', 'bootstrap_cells', 'signflip_p', 'wilcoxon_p', 'adjust', 'step_keys',
+           'noise_floor', 'describe', 'compare', 'mixed_model', 'C3Result', 'c3_check', 'kendall_to_first',
+           'WeightSensitivity', 'weight_sensitivity', 'plot_estimates']
 
 # %% ../nbs/11_stats.ipynb #0c0d9c4e
 ID_COLUMNS = ('task', 'K', 'step', 'harness_a', 'seed_a', 'harness_b', 'seed_b')
@@ -236,7 +236,9 @@ def adjust(table: pd.DataFrame, # a result table with a `p` column
     return t
 
 # %% ../nbs/11_stats.ipynb #906dbe2e
-def _step_keys(step) -> list:
+def step_keys(step # 'final', 'all' or a step number
+             ) -> list:
+    "The extra cell key a `step` choice needs: `['step']` for `'all'`, else none."
     return ['step'] if isinstance(step, str) and step == 'all' else []
 
 def noise_floor(pairs: pd.DataFrame, # a pairs table with within-harness rows
@@ -250,8 +252,8 @@ def noise_floor(pairs: pd.DataFrame, # a pairs table with within-harness rows
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     w = within(select_step(check_pairs(pairs, metrics), step))
     w = w.assign(harness=w.harness_a, unit=w.seed_a.astype(str) + '|' + w.seed_b.astype(str))
-    long = w.melt(id_vars=['harness', 'K', *_step_keys(step), 'task', 'unit'], value_vars=metrics, var_name='metric', value_name='value')
-    return bootstrap_cells(long, ['harness', 'K', *_step_keys(step), 'metric'], 'value', unit='unit', B=B, seed=seed, level=level)
+    long = w.melt(id_vars=['harness', 'K', *step_keys(step), 'task', 'unit'], value_vars=metrics, var_name='metric', value_name='value')
+    return bootstrap_cells(long, ['harness', 'K', *step_keys(step), 'metric'], 'value', unit='unit', B=B, seed=seed, level=level)
 
 def _pair_floors(floor: pd.DataFrame, t: pd.DataFrame, keys: list) -> np.ndarray:
     "Per row of `t`: mean of the floors of its `harness_a` and `harness_b` at its `keys` (NaN unless both exist)."
@@ -271,7 +273,7 @@ def describe(pairs: pd.DataFrame, # a pairs table
             ) -> pd.DataFrame:
     "Mean cross-harness divergence per (pair, K, metric) with a clustered CI and the pair's `noise_floor`."
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    p = select_step(check_pairs(pairs, metrics), step); sk = _step_keys(step)
+    p = select_step(check_pairs(pairs, metrics), step); sk = step_keys(step)
     long = cross(p).melt(id_vars=['harness_a', 'harness_b', 'K', *sk, 'task', 'seed_a'], value_vars=metrics,
                          var_name='metric', value_name='value')
     t = bootstrap_cells(long, ['harness_a', 'harness_b', 'K', *sk, 'metric'], 'value', B=B, seed=seed, level=level)
