@@ -282,7 +282,7 @@ def theorem1_chart(table: pd.DataFrame, # a `theorem1` result
 # %% ../nbs/14_analysis.ipynb #1b941346
 def _belief_pairs(run, step='final', harness_order=None):
     "The cross-harness rows of `pairs(run)` at `step` and the belief tables of their sides A and B."
-    p = cross(select_step(run_pairs(run, harness_order=harness_order), step)).reset_index(drop=True)
+    p = cross(select_step(run_pairs(select_step(run, step), harness_order=harness_order), step)).reset_index(drop=True)
     tab, pos = belief_rows(run)                                   # each belief validated once
     idx = pd.Series(pos, index=pd.MultiIndex.from_frame(run[['task', 'K', 'step', 'harness', 'seed']]))
     look = lambda s: tab.iloc[idx.reindex(pd.MultiIndex.from_arrays([p.task, p.K, p.step, p[f'harness_{s}'], p[f'seed_{s}']])).to_numpy(np.int64)].reset_index(drop=True)

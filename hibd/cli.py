@@ -11,17 +11,19 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['USER_ERRORS', 'HarnessIdError', 'HibdError', 'HibdGroup', 'lookup_harness', 'main', 'help_text', 'summary_table',
-           'run_outcome', 'run', 'report', 'plan', 'tasks', 'tasks_list', 'tasks_check', 'sandbox', 'sandbox_exec']
+__all__ = ['USER_ERRORS', 'TOP', 'HarnessIdError', 'HibdError', 'HibdGroup', 'lookup_harness', 'main', 'help_text',
+           'summary_table', 'run_outcome', 'first_screen', 'run', 'report', 'plan', 'tasks', 'tasks_list',
+           'tasks_check', 'sandbox', 'sandbox_exec']
 
 # %% ../nbs/16_cli.ipynb #194dcf77
 from .tasks import load_tasks, load_task, TaskError, GROUPS
 from .sandbox import Workspace, SandboxError
 from .harnesses import HARNESSES, get_harness, check_task
-from .models import ModelError
+from .models import ModelError, MODE_CHOICES
 from .runs import run_sweep, summary, load_run, read_rollouts, ConfigError, RunLocked, RunError
 from .report import build_report, read_run, ReportError
-from .excess import plan_study
+from .excess import plan_study, excess_table
+from .stats import PairsError
 
 # %% ../nbs/16_cli.ipynb #c2734b5b
 class HarnessIdError(ValueError):
@@ -115,23 +117,91 @@ def run_outcome(run_dir # a run directory written by `run_sweep`
     failed = bool(st.get('errors') or st.get('incomplete')) or (n > 0 and n_bad == n)
     return {'table': table, 'note': note, 'problems': problems, 'exit_code': int(failed)}
 
+# %% ../nbs/16_cli.ipynb #5c1e0a01
+TOP = 5   # pairs the first screen of `hibd run` names
+
+def _pair(a, b) -> str: return f'{a}–{b}'
+
+def _design_line(man: dict) -> str:
+    "tasks × harnesses × seeds × K, the rollout mode, the model and its instructor mode (asked for, and used)."
+    g, m = man['design'], man.get('model', {})
+    n = lambda k, one, many: f"{len(g[k])} {one if len(g[k]) == 1 else many}"
+    asked = m.get('mode') or 'tools'                     # runs recorded before the field: tools
+    used = ', '.join(m.get('mode_used') or []) or asked
+    mid = m.get('id', g['model'])
+    if '@sha256:' in mid: mid = mid.split('@sha256:')[0] + '@sha256:' + mid.split('@sha256:')[1][:12]   # enough to tell files apart
+    return (f"design: {n('tasks', 'task', 'tasks')} × {n('harnesses', 'harness', 'harnesses')} × {n('seeds', 'seed', 'seeds')}"
+            f" × K in {g['K']}; {g['mode']} rollouts; model {mid} "
+            f"(mode {asked}{'' if used == asked else f', used {used}'})")
+
+def _largest(d) -> list[str]:
+    "Lines naming the `TOP` pairs with the largest D_belief at the largest K: against the noise reference where the run has one."
+    k, t = max(d.design['K']), None
+    if d.pairs_all is not None:
+        try: t = excess_table(d.pairs_all, metrics=('D_belief',), ref=d.design['harnesses'][0])
+        except PairsError: t = None                      # seeds, but no task with two of them finished yet: as with one seed
+    if t is not None:
+        t = t[(t.K == k) & (t.harness_a != t.harness_b)].sort_values('E', ascending=False)
+        head = (f"largest excess divergences at K = {k} (E = D_belief across seeds minus each harness's own seed noise), "
+                f'{min(TOP, len(t))} of {len(t)} pairs:')
+        return [head] + [f'  {_pair(r.harness_a, r.harness_b):<16} E {r.E:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]  '
+                         f'cross {r.cross:.3f}  noise {r.noise:.3f}  p_adj {r.p_adj:.2g}' for r in t.head(TOP).itertuples()]
+    p = d.pairs[(d.pairs.K == k) & (d.pairs.harness_a != d.pairs.harness_b)]
+    t = p.groupby(['harness_a', 'harness_b'], sort=False).D_belief.mean().sort_values(ascending=False)
+    return [f'no noise reference: this run has {"one seed" if d.pairs_all is None else "no task with two seeds finished"}, so no divergence can be set against the model\'s own noise; add a seed '
+            '(seeds = [0, 1]) and run the same command again (finished rollouts are kept)',
+            f'largest D_belief at K = {k} (same seed, descriptive only), {min(TOP, len(t))} of {len(t)} pairs:'] + \
+           [f'  {_pair(a, b):<16} {v:.3f}' for (a, b), v in t.head(TOP).items()]
+
+def _zeros(d) -> list[str]:
+    "A line naming the pairs whose harnesses asked the model the same prompts everywhere (divergence exactly 0), if any."
+    p = d.pairs[d.pairs.harness_a != d.pairs.harness_b]
+    if 'same_prompt' not in p or not len(p): return []
+    g = p.groupby(['harness_a', 'harness_b'], sort=False).same_prompt.all()
+    same = [_pair(a, b) for (a, b), v in g.items() if v]
+    if not same: return []
+    shown = ', '.join(same[:8]) + (f' and {len(same) - 8} more' if len(same) > 8 else '')
+    return [f'exactly 0 because both harnesses asked the same prompts (so the cache gave the same answers): {shown}']
+
+def first_screen(run_dir, # a run directory written by `run_sweep`
+                 outcome: dict # its `run_outcome`
+                ) -> list[str]:
+    "The short summary `hibd run` prints: design and valid rate, the largest divergences, identical-prompt pairs, failures, where the table and report are."
+    d = read_run(run_dir)
+    st = d.status or {}
+    n, n_bad, files = _beliefs(Path(run_dir), st)
+    out = [_design_line(d.manifest), f'beliefs: {n - n_bad} of {n} schema-valid ({(n - n_bad) / n:.0%})' if n else 'beliefs: none yet']
+    if n_bad:
+        more = f' and {len(files) - 1} other file(s)' if len(files) > 1 else ''
+        out.append(f'  {n_bad} failed: their raw text is under raw_texts (with the error) in {Path(run_dir)/files[0]}{more}')
+    out += _largest(d) + _zeros(d)
+    out += [f'full table: {Path(run_dir)/"summary.csv"} ({len(outcome["table"])} row{"" if len(outcome["table"]) == 1 else "s"}; `hibd run CONFIG --table` prints it)',
+            f'report: hibd report {run_dir}']
+    return out
+
 @main.command('run')
 @click.argument('config', type=click.Path(exists=True, dir_okay=False))
 @click.option('--out', type=click.Path(file_okay=False), default=None, help='Run directory (default: runs/<name> from the config).')
 @click.option('--model', default=None, help='Model spec overriding the config: local, local:NAME, local:PATH.gguf, openai:<model-name>, replay.')
 @click.option('--base-url', default=None, help='OpenAI-compatible endpoint for openai:<model-name> (default: $OPENAI_BASE_URL).')
+@click.option('--mode', type=click.Choice(MODE_CHOICES), default=None,
+              help="instructor mode overriding the config's [model] mode: auto (tools, json if the server rejects tools), tools, json, json_schema, md_json.")
 @click.option('--scheduler', default=None, help='Dask scheduler address (tcp://host:port): run the rollouts on its workers.')
-def run(config, out, model, base_url, scheduler):
-    "Run or resume the sweep in CONFIG; print D_belief/D_arrival/D_growth per harness pair and K (exit 1 if a rollout failed)."
-    d = run_sweep(config, out=out, model=model, base_url=base_url, scheduler=scheduler)
+@click.option('--table', is_flag=True, help='Print the whole table (every harness pair and K) instead of the short summary.')
+def run(config, out, model, base_url, mode, scheduler, table):
+    "Run or resume the sweep in CONFIG; print a short summary (the whole table is written to RUN/summary.csv); exit 1 if a rollout failed."
+    d = run_sweep(config, out=out, model=model, base_url=base_url, scheduler=scheduler, mode=mode)
     click.echo(f'run directory: {d}')
     st = json.loads((d/'status.json').read_text())
     if st.get('stopped_by') == 'SIGTERM': sys.exit(128 + 15)   # as if SIGTERM had killed it
     o = run_outcome(d)
+    if len(o['table']): o['table'].to_csv(d/'summary.csv', index=False)
     if o['note']: click.echo(o['note'])
-    else:
+    elif table:
         with pd.option_context('display.width', 200, 'display.max_columns', 20):
             click.echo(o['table'].to_string(index=False))
+    else:
+        for line in first_screen(d, o): click.echo(line)
     for p in o['problems']: click.echo(f'hibd: {p}', err=True)
     sys.exit(o['exit_code'])
 

@@ -63,47 +63,54 @@ def seed_swap_p(E_sets, # one array per task: its excess under each labeling, ob
     return float((1 + np.sum(draws >= obs - tol)) / (n_draws + 1)), max(p_min, 1 / (n_draws + 1)), False
 
 # %% ../nbs/11b_excess.ipynb #e0ffc920
-def _positions(p: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-    "Each (task, seed)'s position among its task's seeds, and the number of seeds per task."
-    s = pd.concat([p[['task', c]].set_axis(['task', 'seed'], axis=1) for c in ('seed_a', 'seed_b')]).drop_duplicates()
-    s = s.sort_values(['task', 'seed'], kind='stable')
-    return s.assign(pos=s.groupby('task').cumcount()).set_index(['task', 'seed']).pos, s.groupby('task').size()
+def _seeds_with_beliefs(p: pd.DataFrame, keys: list) -> dict:
+    "(harness, *keys) -> the seeds at which that harness has a belief (it appears in some pair)."
+    sides = [p[[f'harness_{s}', *keys, f'seed_{s}']].set_axis(['harness', *keys, 'seed'], axis=1) for s in 'ab']
+    g = pd.concat(sides).drop_duplicates().groupby(['harness', *keys], sort=False).seed
+    return {k: frozenset(v) for k, v in g}
 
-def _fill(arr, cell, task, sa, sb, pos, values):
-    "Write `values` into `arr[cell, pos(task, sa), pos(task, sb)]`."
-    at = lambda s: pos.reindex(pd.MultiIndex.from_arrays([task, s])).to_numpy()
-    arr[cell, at(sa), at(sb)] = values
+def _fill(arr, pos, cell, sa, sb, values):
+    "Write `values` into `arr[cell, pos(cell, sa), pos(cell, sb)]`, skipping seeds the cell does not use."
+    at = lambda s: pos.reindex(pd.MultiIndex.from_arrays([cell, s])).to_numpy()
+    i, j = at(sa), at(sb); ok = ~(np.isnan(i) | np.isnan(j))
+    arr[cell[ok], i[ok].astype(int), j[ok].astype(int)] = values[ok]
+
 
 # %% ../nbs/11b_excess.ipynb #6f69414a
 def seed_cells(pairs: pd.DataFrame, # cross rows at every pair of seeds and within rows (`check_pairs(..., seeds='any')`)
                metric: str = 'D_belief', # the metric column
                step='final' # unit of observation: 'final', 'all' or a step
               ) -> list[tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]]:
-    "Per number of seeds S: the cells (pair, K, step, task) and their S×S arrays `X`, `WA`, `WB` for `excess_core`."
+    "Per number of seeds S: the cells (pair, K, step, task) and their S×S arrays `X`, `WA`, `WB` for `excess_core`, at the seeds where both harnesses have a belief."
     p = select_step(check_pairs(pairs, metric, seeds='any'), step); keys = ['K', *step_keys(step), 'task']
     c, w = cross(p), within(p)
     w = pd.concat([w, w.rename(columns={'seed_a': 'seed_b', 'seed_b': 'seed_a'})])      # both orders
-    pos, n_seeds = _positions(p)
+    have = _seeds_with_beliefs(p, keys)
     cells = c[['harness_a', 'harness_b', *keys]].drop_duplicates().sort_values(['harness_a', 'harness_b', *keys], kind='stable')
+    cells['seeds'] = [tuple(sorted(have[(a, *k)] & have[(b, *k)])) for a, b, *k in cells.itertuples(index=False)]
     out = []
-    for S, cs in cells.groupby(cells.task.map(n_seeds), sort=True):
+    for S, cs in cells.groupby(cells.seeds.map(len), sort=True):
         if S < 2: continue
         cs = cs.reset_index(drop=True).rename_axis('cell').reset_index()
+        pos = pd.Series([i for ss in cs.seeds for i in range(S)],
+                        index=pd.MultiIndex.from_tuples([(cell, sd) for cell, ss in zip(cs.cell, cs.seeds) for sd in ss]))
         X, WA, WB = (np.full((len(cs), S, S), np.nan) for _ in range(3))
-        r = c.merge(cs, on=['harness_a', 'harness_b', *keys])
-        _fill(X, r.cell.to_numpy(), r.task, r.seed_a, r.seed_b, pos, r[metric].to_numpy(float))
+        r = c.merge(cs.drop(columns='seeds'), on=['harness_a', 'harness_b', *keys])
+        _fill(X, pos, r.cell.to_numpy(), r.seed_a.to_numpy(), r.seed_b.to_numpy(), r[metric].to_numpy(float))
         for side, arr in (('harness_a', WA), ('harness_b', WB)):
             m = cs[['cell', side, *keys]].rename(columns={side: 'harness_a'}).merge(w[['harness_a', *keys, 'seed_a', 'seed_b', metric]])
-            _fill(arr, m.cell.to_numpy(), m.task, m.seed_a, m.seed_b, pos, m[metric].to_numpy(float))
+            _fill(arr, pos, m.cell.to_numpy(), m.seed_a.to_numpy(), m.seed_b.to_numpy(), m[metric].to_numpy(float))
         off = ~np.eye(S, dtype=bool)
         for what, arr in (('cross-harness', X), ('harness_a within-harness', WA), ('harness_b within-harness', WB)):
             bad = np.isnan(arr[:, off]).any(1)
             if bad.any():
-                row = cs.drop(columns='cell').iloc[int(bad.argmax())]
+                row = cs.drop(columns=['cell', 'seeds']).iloc[int(bad.argmax())]
                 raise PairsError(f'excess divergence: {what} pairs at two seeds are missing for '
-                                 + ', '.join(f'{k}={(v.item() if isinstance(v, np.generic) else v)!r}' for k, v in row.items()) + f' (every pair of its {S} seeds is needed)')
-        out.append((cs.drop(columns='cell'), X, WA, WB))
+                                 + ', '.join(f'{k}={(v.item() if isinstance(v, np.generic) else v)!r}' for k, v in row.items())
+                                 + f' (both harnesses have beliefs at seeds {list(cs.seeds.iloc[int(bad.argmax())])}: every pair of them is needed)')
+        out.append((cs.drop(columns=['cell', 'seeds']), X, WA, WB))
     return out
+
 
 # %% ../nbs/11b_excess.ipynb #d2c1b819
 def excess_table(pairs: pd.DataFrame, # cross rows at every pair of seeds and within rows

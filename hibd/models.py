@@ -21,11 +21,12 @@ from openai.types.chat import ChatCompletion
 from .schema import Belief, belief_schema, example_belief, to_table
 
 # %% auto #0
-__all__ = ['CALL_TIMEOUT', 'LOCAL_CALL_TIMEOUT', 'INCOMPLETE', 'RAW_TEXT_CAP', 'ERROR_CAP', 'CHARS_PER_TOKEN', 'LOCAL_MODELS',
-           'DEFAULT_LOCAL', 'WEIGHT_LAYOUTS', 'Call', 'canonical_json', 'call_key', 'ModelError', 'Cache', 'as_cache',
-           'CallIncomplete', 'Backend', 'completion_dict', 'ScriptedBackend', 'LocalModel', 'cache_dir', 'file_sha256',
-           'check_sha256', 'model_file', 'has_amx', 'repack_tensors', 'model_params', 'no_extra_bufts', 'LocalBackend',
-           'OpenAIBackend', 'ReplayBackend', 'default_cache', 'get_backend', 'serve_stub', 'example_messages']
+__all__ = ['CALL_TIMEOUT', 'LOCAL_CALL_TIMEOUT', 'INCOMPLETE', 'RAW_TEXT_CAP', 'ERROR_CAP', 'CHARS_PER_TOKEN', 'MODE_CHOICES',
+           'LOCAL_MODELS', 'DEFAULT_LOCAL', 'WEIGHT_LAYOUTS', 'Call', 'canonical_json', 'call_key', 'ModelError',
+           'Cache', 'as_cache', 'CallIncomplete', 'Backend', 'completion_dict', 'ScriptedBackend', 'LocalModel',
+           'cache_dir', 'file_sha256', 'check_sha256', 'model_file', 'has_amx', 'repack_tensors', 'model_params',
+           'no_extra_bufts', 'LocalBackend', 'OpenAIBackend', 'ReplayBackend', 'default_cache', 'get_backend',
+           'serve_stub', 'example_messages']
 
 # %% ../nbs/05_models.ipynb #90856e3c
 @dataclass
@@ -184,7 +185,8 @@ class CallIncomplete(ModelError):
     def __reduce__(self): return type(self), (self.why, str(self))   # picklable: Dask sends a worker's exception back
 
 # %% ../nbs/05_models.ipynb #6c2f01e2
-MODES = {'tools': instructor.Mode.TOOLS, 'json': instructor.Mode.JSON, 'json_schema': instructor.Mode.JSON_SCHEMA}
+MODES = {'tools': instructor.Mode.TOOLS, 'json': instructor.Mode.JSON, 'json_schema': instructor.Mode.JSON_SCHEMA,
+         'md_json': instructor.Mode.MD_JSON}
 _PARSE_ERRORS = (pydantic.ValidationError, json.JSONDecodeError, ResponseParsingError)
 _ROLES = {'system', 'user', 'assistant', 'tool'}
 _SLICE = 0.05   # seconds: how often a waiting caller looks for an interrupt and at its deadline
@@ -204,6 +206,10 @@ def _check_model_once():
     reject_async_validators.hibd = True
     av.reject_async_validators = ip.reject_async_validators = reject_async_validators
 _check_model_once()
+
+class _ToolsRejected(Exception):
+    "Raised by `Backend._run` when an `auto` backend's server refuses tool calling: `elicit` falls back to json and asks again."
+    def __init__(self, cause: BaseException): super().__init__(str(cause)); self.cause = cause
 
 class _Unfinished(Exception):
     "Raised inside a call that must stop (`why`: timeout | interrupted); `Backend._attempt` turns it into `CallIncomplete`."
@@ -295,25 +301,32 @@ def _check_messages(messages) -> list[dict]:
     return [dict(m) for m in messages]
 
 # %% ../nbs/05_models.ipynb #1793955f
+MODE_CHOICES = ('auto', *MODES)   # what a config may ask for: `auto` is tools, falling back to json when the server rejects tools
+
 class Backend:
     "Elicits `Belief`s from one model through instructor; subclasses supply `_create` (one raw chat completion)."
     name = 'base'
     default_call_timeout = CALL_TIMEOUT   # `call_timeout` when none is given
     def __init__(self, model: str, # the model's real id (enters every key)
                  cache: Cache | str | Path | None = None, # where calls are cached (None: no caching)
-                 mode: str = 'tools', # instructor mode: tools | json | json_schema
+                 mode: str = 'tools', # instructor mode: auto | tools | json | json_schema | md_json
                  concurrency: int = 1, # most completions in flight at once
                  call_timeout: float | None = None, # bound on one call, all attempts and waits, seconds (None: `default_call_timeout`)
                  timeout: float | None = None # the older name of `call_timeout`
                 ):
-        if mode not in MODES: raise ValueError(f'mode: expected one of {sorted(MODES)}, got {mode!r}')
+        if mode not in MODE_CHOICES: raise ValueError(f'mode: expected one of {list(MODE_CHOICES)}, got {mode!r}')
         if concurrency < 1: raise ValueError(f'concurrency must be >= 1, got {concurrency}')
-        self.model, self.cache, self.mode, self.concurrency = model, as_cache(cache), mode, concurrency
+        self.model, self.cache, self.concurrency = model, as_cache(cache), concurrency
+        self.requested_mode, self.modes_used = mode, set()   # the mode asked for; the modes of the calls answered (cached or fresh)
         self.call_timeout = _call_timeout(call_timeout, timeout, self.default_call_timeout)
-        self._sem, self._stop = threading.BoundedSemaphore(concurrency), threading.Event()
-        self._patched = instructor.patch(create=self._attempt, mode=MODES[mode])
+        self._sem, self._stop, self._lock = threading.BoundedSemaphore(concurrency), threading.Event(), threading.Lock()
+        self._use('tools' if mode == 'auto' else mode)
 
-    def __repr__(self): return f'{type(self).__name__}({self.model!r}, mode={self.mode!r})'
+    def _use(self, mode: str):
+        "Make `mode` the instructor mode of the calls from now on (keys, requests, records)."
+        self.mode, self._patched = mode, instructor.patch(create=self._attempt, mode=MODES[mode])
+
+    def __repr__(self): return f'{type(self).__name__}({self.model!r}, mode={self.requested_mode!r})'
 
     def interrupt(self):
         "Make calls in flight stop (within about `_SLICE` s; a local model at its next token or prompt batch) and later calls fail, until `clear_interrupt`."
@@ -406,13 +419,38 @@ class Backend:
               ) -> Call:
         "Elicit one `Belief`: a cached `Call` if the key is known, else ask the model and cache the answer; `CallIncomplete` if it did not finish."
         messages, seed = _check_messages(messages), _check_seed(seed)
-        params = self._params(temperature, max_tokens, max_retries)
-        key = call_key(self.model, messages, params, seed, int(replicate))
         if self._stop.is_set(): raise self._incomplete('interrupted', self._budget(timeout))
-        if self.cache is not None and (hit := self.cache.get(key)) is not None: return hit
-        call = self._run(key, messages, params, seed, int(replicate), self._budget(timeout))
-        if self.cache is not None: self.cache.put(call)
-        return call
+        while True:
+            mode, params = self.mode, self._params(temperature, max_tokens, max_retries)
+            key = call_key(self.model, messages, params, seed, int(replicate))
+            if (hit := self._cached(key, messages, params, seed, replicate)) is not None: return self._answered(hit)
+            try: call = self._run(key, messages, params, seed, int(replicate), self._budget(timeout))
+            except _ToolsRejected as e:
+                self._fall_back(mode, e.cause); continue     # the same call again, in json mode
+            if self.cache is not None: self.cache.put(call)
+            return self._answered(call)
+
+    def _answered(self, call: Call) -> Call:
+        self.modes_used.add(call.mode); return call
+
+    def _cached(self, key, messages, params, seed, replicate) -> Call | None:
+        "The cached call of `key`; in `auto` mode before any fallback, also the json-mode call (a fallback of an earlier invocation)."
+        if self.cache is None: return None
+        if (hit := self.cache.get(key)) is not None or not (self.requested_mode == 'auto' and params['mode'] == 'tools'): return hit
+        return self.cache.get(call_key(self.model, messages, {**params, 'mode': 'json'}, seed, int(replicate)))
+
+    def _rejects_tools(self, e: BaseException) -> bool:
+        "Whether `e` is the server refusing tool calling (HTTP 4xx naming tools), which `auto` mode answers by falling back to json."
+        return (self.requested_mode == 'auto' and self.mode == 'tools' and isinstance(e, openai.APIStatusError)
+                and 400 <= e.status_code < 500 and e.status_code not in (408, 429) and 'tool' in str(e).lower())
+
+    def _fall_back(self, mode: str, cause: BaseException):
+        "Switch an `auto` backend from tools to json mode (once, whichever thread sees the rejection first)."
+        with self._lock:
+            if self.mode == mode == 'tools':
+                warnings.warn(f'{self.name} backend, model {self.model}: the server rejected tool calling '
+                              f'({_error_text(cause)[:200]}); mode auto falls back to json for this and all later calls')
+                self._use('json')
 
     def _run(self, key, messages, params, seed, replicate, budget) -> Call:
         responses, errors = [], []
@@ -436,6 +474,7 @@ class Backend:
             elif isinstance(cause, IncompleteOutputException):
                 error, limit = _cut_error(params['max_tokens'], trace['over'].get(trace['started'] - 1)), 'max_tokens'
             elif (limit := self._limit(cause)) is not None: error = _error_text(cause)
+            elif self._rejects_tools(cause): raise _ToolsRejected(cause) from cause
             else: raise ModelError(f'{self.name} backend, model {self.model}: {_error_text(cause)}') from cause
         if incomplete is not None: raise incomplete     # outside the handler: its own cause stays the first in the chain
         latency = time.perf_counter() - t0
@@ -445,7 +484,7 @@ class Backend:
         return Call(key=key, model=self.model, backend=self.name, belief=belief, error=error,
                     raw_texts=raws, errors=errors, attempts=trace['started'],
                     tokens=_tokens(responses), latency_s=latency, temperature=params['temperature'], seed=seed, replicate=replicate,
-                    max_tokens=params['max_tokens'], max_retries=params['max_retries'], mode=self.mode,
+                    max_tokens=params['max_tokens'], max_retries=params['max_retries'], mode=params['mode'],
                     served_model=responses[-1]['model'] if responses else None, limit=limit, capped=capped)
 
     def complete(self, messages: list[dict], # chat messages
@@ -752,7 +791,7 @@ class OpenAIBackend(Backend):
     def __init__(self, model: str | None = None, # model name (default: $OPENAI_MODEL)
                  base_url: str | None = None, # endpoint, e.g. http://127.0.0.1:8080/v1 (default: $OPENAI_BASE_URL, else OpenAI's)
                  api_key: str | None = None, # default: $OPENAI_API_KEY (a dummy for a loopback server)
-                 mode: str = 'tools', # tools | json | json_schema
+                 mode: str = 'tools', # auto | tools | json | json_schema | md_json (see `MODE_CHOICES`)
                  concurrency: int = 8, # most requests in flight
                  call_timeout: float | None = None, # bound on one call, all attempts and waits, seconds (None: `CALL_TIMEOUT`)
                  transport_retries: int = 2, # retries of connection errors, 429 and 5xx (within the budget)
@@ -796,7 +835,7 @@ class ReplayBackend(Backend):
     name = 'replay'
     def __init__(self, cache: Cache | str | Path, # the recorded cache
                  model: str | None = None, # the recorded model id (default: the only one in the cache)
-                 mode: str = 'tools',
+                 mode: str = 'tools', # the mode it was recorded in (`auto`: tools, else json)
                  **kw # call_timeout / timeout, as for any backend
                 ):
         cache = as_cache(cache)
@@ -807,11 +846,12 @@ class ReplayBackend(Backend):
         super().__init__(model, cache=cache, mode=mode, **kw)
     def _create(self, kw, remaining): raise AssertionError('unreachable')
     def elicit(self, messages, seed=0, temperature=0.0, replicate=0, max_retries=2, max_tokens=1024, timeout=None) -> Call:
-        key = self.key(messages, seed=seed, temperature=temperature, replicate=replicate, max_retries=max_retries, max_tokens=max_tokens)
+        messages, seed, params = _check_messages(messages), _check_seed(seed), self._params(temperature, max_tokens, max_retries)
+        key = call_key(self.model, messages, params, seed, int(replicate))
         if self.interrupted: raise self._incomplete('interrupted', self._budget(timeout))
-        hit = self.cache.get(key)
+        hit = self._cached(key, messages, params, seed, replicate)
         if hit is None: raise ModelError(f'replay: no cached call for key {key} (model {self.model}) in {self.cache.path}')
-        return hit
+        return self._answered(hit)
 
 # %% ../nbs/05_models.ipynb #6a692995
 def default_cache() -> Path:
@@ -855,7 +895,10 @@ class _StubHandler(BaseHTTPRequestHandler):
         finally:
             with srv.lock: srv.inflight -= 1
         if srv.stopping.is_set(): self.close_connection = True; return     # shut down while waiting: no answer
+        if srv.reject_tools and ('tools' in body or 'tool_choice' in body):   # as a server without tool calling answers
+            return self._send(400, {'error': {'message': 'tools and tool_choice are not supported by this server', 'type': 'invalid_request_error'}})
         reply = srv.replies[i % len(srv.replies)]
+        if isinstance(reply, str) and body.get('response_format', {}).get('type') == 'json_object': reply = {'content': reply}   # json mode
         if isinstance(reply, dict) and 'status' in reply: return self._send(reply['status'], {'error': {'message': reply.get('content', 'error')}})
         self._send(200, completion_dict(reply, self.server.model, self.server.usage))
 
@@ -866,12 +909,13 @@ def serve_stub(replies: list[str | dict] | None = None, # replies in order, cycl
                delay: float = 0.0, # seconds each reply waits (a fixed model latency); math.inf: never answers
                usage: bool = True, # report token usage
                model: str = 'stub-model', # the model name it reports
+               reject_tools: bool = False, # answer a request with tools HTTP 400, as a server without tool calling
                port: int = 0 # 0: a free port
               ) -> ThreadingHTTPServer:
     "Start an OpenAI-compatible stub on 127.0.0.1 (`.url`, `.hits`, `.requests`, `.max_inflight`; stop with `.shutdown()`)."
     srv = _Stub(('127.0.0.1', port), _StubHandler)
     srv.daemon_threads, srv.request_queue_size = True, 128
-    srv.replies, srv.delay, srv.usage, srv.model = replies or [json.dumps(example_belief())], delay, usage, model
+    srv.replies, srv.delay, srv.usage, srv.model, srv.reject_tools = replies or [json.dumps(example_belief())], delay, usage, model, reject_tools
     srv.hits, srv.inflight, srv.max_inflight, srv.requests, srv.lock, srv.stopping = 0, 0, 0, [], threading.Lock(), threading.Event()
     srv.url = f'http://127.0.0.1:{srv.server_address[1]}/v1'
     threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()

@@ -4,7 +4,7 @@
 
 # %% ../nbs/15_report.ipynb #a4dea540
 from __future__ import annotations
-import base64, dataclasses, html, importlib, json, os, re, shutil, tempfile, time, warnings
+import base64, dataclasses, html, importlib, json, os, re, shutil, tempfile, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,11 +15,11 @@ import vl_convert as vlc
 
 # %% auto #0
 __all__ = ['CELL_STATES', 'SECTIONS', 'ReportError', 'NoData', 'Unavailable', 'RunData', 'read_run', 'Block', 'Section', 'need',
-           'part', 'frames', 'model_note', 'sec_header', 'coverage', 'coverage_chart', 'sec_coverage', 'main_wide',
-           'excess_wide', 'excess_verdict', 'scripted_outcome', 'sec_main', 'sec_long', 'sec_theory', 'agreement_Ks',
-           'sec_agreement', 'sec_actions', 'sec_retry', 'sec_calibration', 'sec_sensitivity', 'sec_grouped',
-           'vocab_wide', 'sec_vocabulary', 'sec_ablation', 'sec_biwm', 'sections', 'render_chart', 'md_table',
-           'write_report', 'build_report']
+           'part', 'frames', 'model_note', 'sec_header', 'coverage', 'coverage_chart', 'sec_coverage', 'chart_rows',
+           'main_wide', 'excess_wide', 'excess_verdict', 'scripted_outcome', 'sec_main', 'headline', 'headline_chart',
+           'sec_headline', 'sec_long', 'sec_theory', 'agreement_Ks', 'sec_agreement', 'sec_actions', 'sec_retry',
+           'sec_calibration', 'sec_sensitivity', 'sec_grouped', 'vocab_wide', 'sec_vocabulary', 'sec_ablation',
+           'sec_biwm', 'sections', 'render_chart', 'md_table', 'numbered', 'write_report', 'build_report']
 
 # %% ../nbs/15_report.ipynb #ff0f803d
 from .models import LOCAL_MODELS
@@ -47,6 +47,7 @@ class RunData:
     run: pd.DataFrame
     pairs: pd.DataFrame                       # cross pairs at the same seed, within pairs across seeds
     pairs_all: pd.DataFrame | None = None     # also cross pairs at two different seeds (`coupling`); None with one seed
+    memo: dict = field(default_factory=dict, repr=False)   # tables two sections share, computed once (`_memo`)
     @property
     def design(self) -> dict: return self.manifest['design']
     @property
@@ -205,6 +206,11 @@ def _invocations(p: Path) -> str:
     th = sorted({(i.get('model_settings') or {}).get('n_threads') for i in inv} - {None})
     return f"{len(inv)} (executor: {', '.join(ex)}" + (f"; llama.cpp threads: {', '.join(map(str, th))}" if th else '') + ')'
 
+def _mode(model: dict) -> str:
+    "The instructor mode asked for and the modes that answered (runs recorded before modes were configurable: tools)."
+    asked, used = model.get('mode', 'tools'), model.get('mode_used') or ['tools']
+    return asked if [asked] == used else f'{asked} (used: {", ".join(used)})'
+
 def sec_header(d: RunData, s: Section):
     "Model, design, versions and counts."
     man, des = d.manifest, d.design
@@ -212,6 +218,7 @@ def sec_header(d: RunData, s: Section):
     g = man.get('git') or {}
     rows = [('run id', man.get('run_id')), ('created', man.get('created')), ('model id', man['model'].get('id')),
             ('backend', man['model'].get('backend')), ('scripted', man['model'].get('scripted')),
+            ('instructor mode', _mode(man['model'])),
             ('mode', des.get('mode')), ('tasks', ', '.join(des['tasks'])), ('harnesses', ', '.join(des['harnesses'])),
             ('K', ', '.join(map(str, des['K']))), ('seeds', ', '.join(map(str, des['seeds']))),
             ('horizon', 'announced (one rollout per K)' if des.get('announce_horizon') else 'shared (one rollout to K_max serves every K)'),
@@ -301,6 +308,35 @@ def _floor_note(d: RunData) -> str:
 
 def _ref(d: RunData) -> str: return d.design['harnesses'][0]
 
+def _memo(d: RunData, key: str, f: Callable):
+    "`f()`, computed once per report of `d`: the headline and the main section share their tables."
+    with d.memo.setdefault(('lock', key), threading.Lock()):           # sections run on threads: one computes, the other waits
+        if key not in d.memo: d.memo[key] = f()
+    return d.memo[key]
+
+def _excess_t(d: RunData) -> pd.DataFrame:
+    "The excess table of `d` (D_belief, D_arrival, D_growth; pairs with the reference first)."
+    def f():
+        try: return excess_table(d.pairs_all, metrics=('D_belief', 'D_arrival', 'D_growth'), ref=_ref(d))
+        except PairsError as e: raise NoData(str(e)) from None
+    return _memo(d, 'excess', f)
+
+def _main_t(d: RunData) -> pd.DataFrame:
+    "The same-seed main table of `d`."
+    (main_table,) = need('analysis', 'main_table')
+    return _memo(d, 'main', lambda: main_table(d.pairs, ref=_ref(d)))
+
+def _unwrapped(d: RunData) -> list: return [h for h in d.design['harnesses'] if '~' not in h]
+
+def chart_rows(d: RunData, # the run
+               t: pd.DataFrame # a table with `harness_a`, `harness_b`
+              ) -> tuple[pd.DataFrame, str]:
+    "The rows of `t` a chart draws (pairs of unwrapped harnesses when the run wraps some) and a caption note; the CSV keeps all."
+    if len(_unwrapped(d)) == len(d.design['harnesses']): return t, ''
+    keep = set(_unwrapped(d)) | {'all', 'all pairs'}
+    sub = t[t.harness_a.isin(keep) & t.harness_b.isin(keep)]
+    return sub, f' (drawn for the {len(_unwrapped(d))} unwrapped harnesses; the wrapped ones are in the CSV)'
+
 def _given(t: pd.DataFrame, why: str = 'the analysis returned no rows') -> pd.DataFrame:
     "`t`, or `NoData` with the analysis' own message (else `why`) when it came back empty."
     if isinstance(t, pd.DataFrame) and t.empty: raise NoData(t.attrs.get('message', why))
@@ -389,8 +425,7 @@ def _excess(d: RunData, s: Section):
                '2 seeds (add seeds to the config and run it again: finished rollouts are kept). No test is made; the same-seed '
                'numbers below are descriptive only.')
         return
-    try: t = excess_table(d.pairs_all, metrics=('D_belief', 'D_arrival', 'D_growth'), ref=_ref(d))
-    except PairsError as e: raise NoData(str(e)) from None
+    t = _excess_t(d)
     s.text(excess_verdict(t))
     s.table('excess_summary', excess_wide(t), f'Excess divergence E over the noise per pair and K (final step), 95% CI; '
             f'p: one-sided seed-swap permutation; pairs with {_ref(d)} at the largest K on D_belief are the primary family', max_rows=60)
@@ -408,7 +443,7 @@ def _copying(d: RunData, s: Section):
 def _main(d: RunData, s: Section, success):
     main_table, main_chart = need('analysis', 'main_table', 'main_chart')
     _has_final(d)
-    t = main_table(d.pairs, ref=_ref(d)).drop(columns=['p', 'p_adj', 'family'])
+    t = _main_t(d).drop(columns=['p', 'p_adj', 'family'])
     t['method'] = t.method.str.split('; p:').str[0] + '; same seed (coupled pairs): a secondary reading, no test'
     s.prose += _same_note(t)
     s.table('main_summary', main_wide(t, success), f'Secondary reading, paired at the same seed: per harness pair and K (final step), '
@@ -458,6 +493,82 @@ def sec_main(d: RunData, s: Section):
     s.blocks += ss.blocks
 
 
+# %% ../nbs/15_report.ipynb #34d315e9
+def _model_sentence(d: RunData) -> str:
+    "One sentence: which model answered, and what its numbers can stand for."
+    man = d.manifest['model']; mid = man.get('id') or d.design.get('model')
+    if man.get('scripted') or str(mid).startswith('scripted'):
+        return f'The beliefs are scripted replies ({mid}), a test fixture, not model output: no number here says anything about a model.'
+    m = _local_model(mid)
+    if m is not None:
+        return (f'The beliefs come from the embedded {m.title} ({m.quant}, CPU, temperature {d.design.get("temperature")}), a small '
+                'model: read these numbers as a demonstration of the instrument, not as evidence about capable agents.')
+    return (f'The beliefs come from {mid} (`{man.get("backend")}` backend, temperature {d.design.get("temperature")}): they speak '
+            'for this model on these tasks only.')
+
+def headline(d: RunData, # the run
+             alpha: float = .05 # the level of the primary family
+            ) -> tuple[pd.DataFrame, list[str]]:
+    "The report's headline: the pairs with the reference at the largest K (E, or the same-seed D_belief with one seed) and three sentences."
+    _has_final(d)
+    ref, des = _ref(d), d.design
+    if d.pairs_all is not None:
+        t = _excess_t(d); pr = t[t.family.str.startswith('primary') & (t.metric == 'D_belief')]
+        if pr.empty: raise NoData('no pair with the reference harness at the largest K')
+        K = int(pr.K.iloc[0])
+        rows = pr.assign(value=pr.E, verdict=np.where(pr.p_adj <= alpha, 'beyond the noise', 'within the noise'))
+        hit = rows[rows.verdict == 'beyond the noise'].sort_values('E', ascending=False)
+        one = lambda r: f'{r.harness_b if r.harness_a == ref else r.harness_a} by E = {r.E:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] (p_adj = {r.p_adj:.3g})'
+        top = rows.sort_values('E', ascending=False).iloc[0]
+        first = (f"At K = {K}, {len(hit)} of {len(rows)} harnesses move the model's beliefs away from {ref}'s beyond its own noise: "
+                 + '; '.join(map(one, hit.itertuples())) + '.' if len(hit) else
+                 f"At K = {K}, no harness moves the model's beliefs away from {ref}'s beyond its own noise (one-sided seed-swap tests, "
+                 f'Holm over {len(rows)} pairs); the largest excess is {top.harness_a}–{top.harness_b}, E = {top.E:.3f} '
+                 f'[{top.ci_low:.3f}, {top.ci_high:.3f}] (p_adj = {top.p_adj:.3g}).')
+        if rows.p_min.min() > alpha / len(rows):
+            first += f' With this design no pair could have been declared: the smallest attainable p is {rows.p_min.min():.3g}.'
+        n_s = int(rows.n_seeds.min())
+    else:
+        m = _main_t(d); b = m[(m.metric == 'D_belief') & ((m.harness_a == ref) | (m.harness_b == ref))]
+        if b.empty: raise NoData('no pair with the reference harness')
+        K = int(b.K.max()); rows = b[b.K == K].assign(value=lambda x: x.estimate, verdict='no noise reference')
+        top = rows.sort_values('value', ascending=False).iloc[0]
+        first = (f"No noise reference: this run has one seed, so no pair can be said to exceed the model's own noise (that needs "
+                 f'≥ 2 seeds). The largest same-seed D_belief at K = {K} is {top.harness_a}–{top.harness_b}, {top.value:.3f} '
+                 f'[{top.ci_low:.3f}, {top.ci_high:.3f}].')
+        n_s = 1
+    f = d.final[d.final.K == K]
+    second = (f'This rests on {f.task.nunique()} task(s) × {n_s} seed(s): {len(f)} final-step cross-harness pairs at K = {K} '
+              f'({des["mode"]} mode, {len(des["harnesses"])} harnesses, K = {", ".join(map(str, des["K"]))}).')
+    cols = ['harness_a', 'harness_b', 'K', 'value', 'ci_low', 'ci_high', 'verdict']
+    return rows[cols].reset_index(drop=True), [first, second, _model_sentence(d)]
+
+def headline_chart(t: pd.DataFrame, # rows from `headline`
+                   ref: str = 'H0' # the reference harness
+                  ) -> alt.Chart:
+    "Each harness against `ref` at the largest K: E (or the same-seed D_belief) with its CI, coloured by the verdict, 0 marked."
+    e = (t.verdict != 'no noise reference').all()
+    d = t.assign(harness=np.where(t.harness_a == ref, t.harness_b, t.harness_a))
+    x = alt.X('value:Q', title=f'excess divergence E over the noise (D_belief, K = {d.K.iloc[0]})' if e else f'same-seed D_belief, K = {d.K.iloc[0]}')
+    base = alt.Chart(d).encode(y=alt.Y('harness:N', sort=None, title=f'{ref} vs'))
+    pts = base.mark_point(filled=True, size=80).encode(x=x, color=alt.Color('verdict:N', title=None, scale=alt.Scale(
+        domain=['beyond the noise', 'within the noise', 'no noise reference'], range=['#d95f02', '#1b9e77', '#7570b3'])),
+        tooltip=['harness_a', 'harness_b', 'K', alt.Tooltip('value:Q', format='.3f'), alt.Tooltip('ci_low:Q', format='.3f'),
+                 alt.Tooltip('ci_high:Q', format='.3f'), 'verdict'])
+    layers = [base.mark_rule(strokeWidth=2).encode(x='ci_low:Q', x2='ci_high:Q'), pts]
+    if e: layers.append(alt.Chart(d).mark_rule(color='grey', strokeDash=[4, 3]).encode(x=alt.datum(0)))
+    return alt.layer(*layers).properties(width=420, height=alt.Step(24))
+
+def sec_headline(d: RunData, s: Section):
+    "One chart and three sentences before any table: what exceeds the noise, on how many tasks × seeds, with which model."
+    def go():
+        t, lines = headline(d)
+        s.prose = ' '.join(lines)
+        s.figure('headline', headline_chart(t, _ref(d)), f'Each harness against {_ref(d)} at K = {t.K.iloc[0]}, 95% CI'
+                 + ('; grey: 0, the model\'s own noise' if (t.verdict != 'no noise reference').all() else '; one seed: no noise reference'))
+    part(s, 'Headline', go)
+
+
 # %% ../nbs/15_report.ipynb #e6c698c5
 def _Ks(d: RunData) -> list: return sorted(int(k) for k in d.final.K.unique()) if len(d.final) else []
 
@@ -471,7 +582,8 @@ def sec_long(d: RunData, s: Section):
         if len(_Ks(d)) < 2: raise NoData(f'one horizon only (K = {", ".join(map(str, _Ks(d))) or "none"}); the long horizon needs at least two K')
         t = long_horizon(d.pairs, ref=_ref(d))
         s.table('long_horizon', t, 'Components by K per pair')
-        s.figure('long_horizon', long_horizon_chart(t), 'Components by K, one panel per pair')
+        c, note = chart_rows(d, t)
+        s.figure('long_horizon', long_horizon_chart(c), 'Components by K, one panel per pair' + note)
     part(s, 'Long horizon', go)
 
 # %% ../nbs/15_report.ipynb #7e600c55
@@ -489,7 +601,8 @@ def sec_theory(d: RunData, s: Section):
         s.text('(C3) fails for: ' + ('; '.join(f'{a} vs {b}, {tr}' for a, b, tr in zip(fails.harness_a, fails.harness_b, fails.transition))
                                      if len(fails) else 'no pair and transition (it holds or is unclear everywhere).'))
         s.table('theorem1', t, 'Growth increments between consecutive K: share ≥ 0, mean increment, (C3)')
-        s.figure('theorem1', theorem1_chart(t), 'Share of non-negative D_growth increments, 95% CI')
+        c, note = chart_rows(d, t)
+        s.figure('theorem1', theorem1_chart(c), 'Share of non-negative D_growth increments, 95% CI' + note)
     def lem():
         (lemma1,) = need('analysis', 'lemma1')
         _has_final(d)
@@ -522,7 +635,8 @@ def sec_agreement(d: RunData, s: Section):
             t = _given(pd.concat([agreement(d.run, K, harness_order=d.design['harnesses']) for K in Ks], ignore_index=True))
         ks = ', '.join(map(str, Ks))
         s.table('agreement', t, f'Agreement per field and harness pair, K = {ks}', max_rows=60)
-        s.figure('agreement', agreement_chart(t), f'Agreement matrices, K = {ks}')
+        c, note = chart_rows(d, t)
+        s.figure('agreement', agreement_chart(c), f'Agreement matrices, K = {ks}' + note)
     part(s, 'Agreement', go)
 
 # %% ../nbs/15_report.ipynb #98f7b029
@@ -716,7 +830,8 @@ def sec_vocabulary(d: RunData, s: Section):
         s.table('vocabulary_summary', vocab_wide(t), 'Per harness pair and K (final step): D_arrival under exact and semantic (τ = 0.85) '
                 'matching and the vocabulary share (– where exact D_arrival is 0), estimate [95% CI]; D_set beside it', max_rows=60)
         s.table('vocabulary', _with_method(t), 'The tidy table: D_set and D_arrival, exact, semantic, difference and share with CIs', max_rows=0)
-        s.figure('vocabulary', vocabulary_chart(t), 'D_arrival under exact and semantic matching per harness pair, 95% CI')
+        c, note = chart_rows(d, t)
+        s.figure('vocabulary', vocabulary_chart(c), 'D_arrival under exact and semantic matching per harness pair, 95% CI' + note)
     part(s, 'Exact vs semantic matching', go)
 
 # %% ../nbs/15_report.ipynb #bcbd4c10
@@ -744,8 +859,6 @@ def sec_ablation(d: RunData, s: Section):
     part(s, 'D_act ablation', go)
 
 # %% ../nbs/15_report.ipynb #c1695313
-def _unwrapped(d: RunData) -> list: return [h for h in d.design['harnesses'] if '~' not in h]
-
 def sec_biwm(d: RunData, s: Section):
     "Component table with the declared criterion, retry effect of the blocked-action log, cross-harness alignment."
     wrapped = [h for h in d.design['harnesses'] if '~' in h]
@@ -793,7 +906,7 @@ def sec_biwm(d: RunData, s: Section):
     part(s, 'BIWM components', comp); part(s, 'Blocked-action log and UnsafeRetryRate', retry); part(s, 'Cross-harness alignment', align)
 
 # %% ../nbs/15_report.ipynb #723cd91f
-SECTIONS = {'header': ('Run header', sec_header), 'coverage': ('Coverage', sec_coverage), 'main': ('Main table', sec_main),
+SECTIONS = {'headline': ('Headline', sec_headline), 'header': ('Run header', sec_header), 'coverage': ('Coverage', sec_coverage), 'main': ('Main table', sec_main),
             'long_horizon': ('Long horizon', sec_long), 'theory': ('Theorem 1 and Lemma 1', sec_theory),
             'agreement': ('Agreement matrices', sec_agreement), 'actions': ('Action categories and action divergence', sec_actions),
             'unsafe_retry': ('UnsafeRetryRate and H2 vs H2+reason', sec_retry), 'calibration': ('Calibration and AUROC', sec_calibration),
@@ -808,20 +921,28 @@ def _status(s: Section) -> str:
     if any(b.kind in ('table', 'figure', 'list') for b in s.blocks): return 'partial' if gaps else 'ok'
     return 'not available' if gaps and all(': not available:' in x for x in gaps) else 'no data'
 
-def sections(run) -> list[Section]:
-    "Every section of the report of `run` (a run directory or a `RunData`), in order."
+def _build(d: RunData, key: str, title: str, fn: Callable) -> tuple[Section, Exception | None]:
+    "Section `key` of `d` built by `fn`, and the exception that broke it (None if none)."
+    s, t0, err = Section(key, title), time.perf_counter(), None
+    try: fn(d, s); s.status = _status(s)
+    except Exception as e:
+        err, s.status = e, 'error'
+        s.blocks = [Block('text', f'This section failed with {type(e).__name__}: {e}. This is a bug in hibd, not a property of the run.')]
+    s.seconds = round(time.perf_counter() - t0, 3)
+    return s, err
+
+def sections(run, # a run directory or a `RunData`
+             workers: int | None = None # threads (default: the CPU count, at most 4); 1 builds them one after another
+            ) -> list[Section]:
+    "Every section of the report of `run`, in order, built on `workers` threads (numpy's kernels release the GIL)."
     d = run if isinstance(run, RunData) else read_run(run)
-    out = []
-    for key, (title, fn) in SECTIONS.items():
-        s, t0 = Section(key, title), time.perf_counter()
-        try: fn(d, s); s.status = _status(s)
-        except Exception as e:
-            warnings.warn(f'report section {title!r} failed: {type(e).__name__}: {e}', RuntimeWarning, stacklevel=2)
-            s.blocks = [Block('text', f'This section failed with {type(e).__name__}: {e}. This is a bug in hibd, not a property of the run.')]
-            s.status = 'error'
-        s.seconds = round(time.perf_counter() - t0, 3)
-        out.append(s)
-    return out
+    n = workers or min(4, os.cpu_count() or 1)
+    with warnings.catch_warnings(), ThreadPoolExecutor(n) as ex:       # a section's own warning filters end with this call
+        built = list(ex.map(lambda kv: _build(d, kv[0], *kv[1]), SECTIONS.items()))
+    for s, e in built:                                                  # said here, in order, in the caller's thread
+        if e is not None: warnings.warn(f'report section {s.title!r} failed: {type(e).__name__}: {e}', RuntimeWarning, stacklevel=2)
+    return [s for s, _ in built]
+
 
 # %% ../nbs/15_report.ipynb #a2c8b0e2
 _VL = 'v' + '_'.join(alt.SCHEMA_VERSION.lstrip('v').split('.')[:2])
@@ -873,23 +994,34 @@ def _md_inline(s: str) -> str:
     s = html.escape(s)
     return re.sub(r'`([^`]+)`', r'<code>\1</code>', re.sub(r'\*\*([^*]+)\*\*', r'<b>\1</b>', s))
 
+def numbered(secs: list # from `sections`
+            ) -> list:
+    "(number, section) pairs: the headline is 0 and unnumbered, the sections that follow count from 1."
+    n = 0; out = []
+    for s in secs:
+        if s.key != 'headline': n += 1
+        out.append((0 if s.key == 'headline' else n, s))
+    return out
+
+def _no(i: int) -> str: return f'{i}. ' if i else ''
+
 def write_report(secs: list[Section], # from `sections`
                  out: Path, # an empty folder to write into
                  title: str # the page title
                 ) -> dict:
     "Write report.html, report.md, tables/*.csv, figures/*.svg|png of `secs` into `out`; return the index."
     (out/'tables').mkdir(parents=True); (out/'figures').mkdir()
-    figs = [(f'{i:02d}_{b.name}', b.content) for i, s in enumerate(secs, 1) for b in s.blocks if b.kind == 'figure']
+    figs = [(f'{i:02d}_{b.name}', b.content) for i, s in numbered(secs) for b in s.blocks if b.kind == 'figure']
     with ThreadPoolExecutor(os.cpu_count() or 1) as ex:                 # vl-convert renders outside the GIL
         svgs = dict(zip((st for st, _ in figs), ex.map(lambda f: render_chart(f[1], out/'figures'/f[0]), figs)))
-    md = [f'# {title}', '', 'Sections: ' + ' · '.join(f'{i}. {s.title} ({s.status})' for i, s in enumerate(secs, 1)), '']
+    md = [f'# {title}', '', 'Sections: ' + ' · '.join(f'{_no(i)}{s.title} ({s.status})' for i, s in numbered(secs)), '']
     body, toc, index = [], [], {'title': title, 'sections': []}
-    for i, s in enumerate(secs, 1):
+    for i, s in numbered(secs):
         anchor = f's{i}-{_slug(s.key)}'
-        toc.append(f'<li><a href="#{anchor}">{html.escape(s.title)}</a> <span class="st st-{_slug(s.status)}">{s.status}</span></li>')
-        body.append(f'<section id="{anchor}"><h2>{i}. {html.escape(s.title)} <span class="st st-{_slug(s.status)}">{s.status}</span></h2>')
+        if i: toc.append(f'<li><a href="#{anchor}">{html.escape(s.title)}</a> <span class="st st-{_slug(s.status)}">{s.status}</span></li>')
+        body.append(f'<section id="{anchor}"><h2>{_no(i)}{html.escape(s.title)} <span class="st st-{_slug(s.status)}">{s.status}</span></h2>')
         if s.prose: body.append(f'<p>{_md_inline(s.prose)}</p>')
-        md += [f'## {i}. {s.title}', '', f'*Status: {s.status}.*', '']
+        md += [f'## {_no(i)}{s.title}', '', f'*Status: {s.status}.*', '']
         if s.prose: md += [s.prose, '']
         entry = {'key': s.key, 'title': s.title, 'status': s.status, 'seconds': s.seconds, 'tables': [], 'figures': []}
         for b in s.blocks:

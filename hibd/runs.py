@@ -17,16 +17,16 @@ import hibd
 from .harnesses import HARNESSES, get_harness
 from .metrics import divergence
 from .schema import to_table
-from .models import Backend, Cache, CallIncomplete, LOCAL_MODELS, ModelError, ScriptedBackend, canonical_json, get_backend, file_sha256
+from .models import Backend, Cache, CallIncomplete, LOCAL_MODELS, MODE_CHOICES, ModelError, ScriptedBackend, canonical_json, get_backend, file_sha256
 from .rollout import MODES, ProposalCache, Stopped, rollout, rollout_id
 from .sandbox import this_process
 from .stats import ID_COLUMNS, check_pairs, describe
 from .tasks import GROUPS, Task, load_tasks
 
 # %% auto #0
-__all__ = ['SPEC_FORMS', 'DAMAGED', 'check_spec', 'ModelSpec', 'RunLimits', 'SweepConfig', 'ConfigError', 'RunError',
+__all__ = ['SPEC_FORMS', 'DAMAGED', 'GROWABLE', 'check_spec', 'ModelSpec', 'RunLimits', 'SweepConfig', 'ConfigError', 'RunError',
            'parse_config', 'load_config', 'resolve_tasks', 'Unit', 'units', 'reuse_files', 'make_backend', 'RunLocked',
-           'RunLock', 'task_hash', 'manifest', 'end_record', 'run_unit', 'rollout_records', 'run_sweep',
+           'RunLock', 'task_hash', 'manifest', 'end_record', 'run_unit', 'rollout_records', 'resumed', 'run_sweep',
            'read_rollouts', 'load_run', 'belief_rows', 'pairs', 'rates', 'summary', 'copy_rates']
 
 # %% ../nbs/07_runs.ipynb #949ffc88
@@ -52,6 +52,7 @@ class ModelSpec(BaseModel):
     base_url: str | None = None          # openai: the endpoint (default $OPENAI_BASE_URL)
     max_retries: int = Field(2, ge=0)    # re-asks after a schema failure
     call_timeout: float | None = Field(None, gt=0)   # bound on one model call, seconds (None: the backend's default)
+    mode: Literal[MODE_CHOICES] = 'auto'   # instructor mode; auto: tools, falling back to json if the server rejects tools
     @field_validator('spec')
     @classmethod
     def _spec(cls, v): return check_spec(v)
@@ -187,7 +188,8 @@ def make_backend(spec: str, # local | local:NAME | openai:<model> | replay | rep
                  run_dir: str | Path | None = None, # the run directory (its calls.jsonl is the cache)
                  base_url: str | None = None, # openai endpoint
                  call_timeout: float | None = None, # bound on one model call, seconds (None: the backend's own default)
-                 reuse=() # other calls.jsonl files answering prompts they already hold (see `Cache`)
+                 reuse=(), # other calls.jsonl files answering prompts they already hold (see `Cache`)
+                 mode: str = 'auto' # instructor mode (`MODE_CHOICES`)
                 ) -> Backend:
     "The backend for `spec`, caching into `run_dir/calls.jsonl`."
     try: check_spec(spec)
@@ -198,12 +200,12 @@ def make_backend(spec: str, # local | local:NAME | openai:<model> | replay | rep
     if kind == 'replay':
         src = Path(arg) if arg else path
         if src is None or not Path(src).is_file(): raise ModelError(f'replay: no recorded calls at {src} (pass replay:<calls.jsonl>)')
-        return get_backend('replay', cache=src, call_timeout=call_timeout)
+        return get_backend('replay', cache=src, call_timeout=call_timeout, mode=mode)
     if kind == 'scripted':
         replies = json.loads(Path(arg).read_text())
-        return ScriptedBackend(replies, model=f'scripted:{Path(arg).name}', cache=cache, call_timeout=call_timeout)
-    if kind == 'openai': return get_backend(spec, cache=cache, base_url=base_url, call_timeout=call_timeout)
-    return get_backend(spec, cache=cache, call_timeout=call_timeout)   # local
+        return ScriptedBackend(replies, model=f'scripted:{Path(arg).name}', cache=cache, call_timeout=call_timeout, mode=mode)
+    if kind == 'openai': return get_backend(spec, cache=cache, base_url=base_url, call_timeout=call_timeout, mode=mode)
+    return get_backend(spec, cache=cache, call_timeout=call_timeout, mode=mode)   # local
 
 # %% ../nbs/07_runs.ipynb #32893cec
 class RunLocked(RuntimeError):
@@ -275,7 +277,8 @@ def _design(cfg: SweepConfig, tasks: list[Task], model_id: str) -> dict:
             'announce_horizon': cfg.announce_horizon, 'temperature': cfg.temperature, 'max_retries': cfg.model.max_retries,
             'tokens_per_call': cfg.limits.tokens_per_call, 'model': model_id,
             **({'biwm_success': cfg.biwm_success} if cfg.biwm_success else {}),   # absent unless declared: older run ids stay valid
-            **({} if cfg.show_previous_belief else {'show_previous_belief': False})}   # likewise absent at the default
+            **({} if cfg.show_previous_belief else {'show_previous_belief': False}),   # likewise absent at the default
+            **({} if cfg.model.mode == 'auto' else {'instructor_mode': cfg.model.mode})}   # likewise: runs recorded in tools mode keep their id
 
 def manifest(cfg: SweepConfig, tasks: list[Task], backend: Backend) -> dict:
     "The run manifest: config, design, versions, git commit, model id and file hash, harness cards, task hashes."
@@ -286,7 +289,8 @@ def manifest(cfg: SweepConfig, tasks: list[Task], backend: Backend) -> dict:
             'config': cfg.model_dump(mode='json'), 'created': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
             'versions': _versions(), 'git': _git(), 'host': {'platform': platform.platform(), 'cpus': os.cpu_count()},
             'model': {'id': backend.model, 'backend': backend.name, 'file': str(path) if path else None, 'sha256': sha,
-                      'scripted': backend.name == 'scripted', 'settings': getattr(backend, 'settings', None)},
+                      'scripted': backend.name == 'scripted', 'settings': getattr(backend, 'settings', None),
+                      'mode': cfg.model.mode, 'mode_used': []},   # mode_used: filled in after each invocation (`modes_used`)
             'harness_cards': {h: get_harness(h).card() for h in cfg.harnesses},
             'task_hashes': {t.id: task_hash(t) for t in tasks}}
 
@@ -380,10 +384,10 @@ def _left(u: Unit, e: BaseException, fired: str | None = None) -> dict:
 
 _WORKER_BACKENDS: dict = {}
 
-def _dask_unit(u: Unit, run_dir: str, design: dict, run_id: str, spec: str, base_url, timeout, rollout_wall_s, deadline, reuse=()):
+def _dask_unit(u: Unit, run_dir: str, design: dict, run_id: str, spec: str, base_url, timeout, rollout_wall_s, deadline, reuse=(), mode='auto'):
     "One rollout on a Dask worker (backend built once per worker process from the spec)."
-    key = (spec, run_dir, base_url)
-    if key not in _WORKER_BACKENDS: _WORKER_BACKENDS[key] = make_backend(spec, run_dir, base_url, timeout, reuse)
+    key = (spec, run_dir, base_url, mode)
+    if key not in _WORKER_BACKENDS: _WORKER_BACKENDS[key] = make_backend(spec, run_dir, base_url, timeout, reuse, mode)
     stop = (lambda: 'sweep_wall_s' if time.time() >= deadline else None) if deadline else None
     try: return run_unit(u, Path(run_dir), design, run_id, _WORKER_BACKENDS[key], rollout_wall_s, stop)
     except Exception as e: return _left(u, e)
@@ -405,7 +409,7 @@ def _run_dask(todo, run_dir, design, run_id, cfg, model, base_url, budget, bar, 
     out = []
     with Client(cfg.scheduler, timeout='30s') as client:
         futs = [client.submit(_dask_unit, u, str(run_dir), design, run_id, model, base_url, cfg.model.call_timeout,
-                              cfg.limits.rollout_wall_s, deadline, reuse, key=f'hibd-{run_id}-{u.id}', pure=False) for u in todo]
+                              cfg.limits.rollout_wall_s, deadline, reuse, cfg.model.mode, key=f'hibd-{run_id}-{u.id}', pure=False) for u in todo]
         for fut in dask_completed(futs):
             end = fut.result(); out.append(end)
             if end['kind'] == 'end':
@@ -526,13 +530,50 @@ def _status(all_units, done: dict, ends: list, budget: _Budget, damaged: list, w
             'errors': {e['rollout_id']: e['error'] for e in ends if e['kind'] == 'error'},
             'incomplete': {e['rollout_id']: e['error'] for e in inc}, 'damaged': damaged}
 
+def _record_modes(run_dir: Path, backend: Backend | None):
+    "Add the instructor modes that answered this invocation's calls (the backend's; Dask: those in calls.jsonl) to the manifest's `model.mode_used`."
+    used = set(backend.modes_used) if backend is not None else set()
+    if backend is None and (run_dir/'calls.jsonl').exists():
+        for line in (run_dir/'calls.jsonl').read_text().splitlines():
+            try: used.add(json.loads(line)['mode'])
+            except (ValueError, KeyError, TypeError): pass     # a cut last line: its call is redone
+    p = run_dir/'manifest.json'; man = json.loads(p.read_text())
+    new = sorted(set(man['model'].get('mode_used') or ()) | used)
+    if new == man['model'].get('mode_used'): return
+    man['model']['mode_used'] = new
+    tmp = p.with_suffix('.tmp'); tmp.write_text(json.dumps(man, indent=1, sort_keys=True)); os.replace(tmp, p)
+
+GROWABLE = ('tasks', 'harnesses', 'seeds')   # design lists a resume may extend: every finished cell stays a cell of the run
+
+def resumed(run_dir: Path, # the run directory
+            old: dict, # its manifest
+            new: dict # the manifest this invocation's config would write
+           ) -> dict:
+    "The manifest a resume continues: `old`, or `old` extended by tasks, harnesses or seeds appended in `new`; else a `ConfigError`."
+    o, n = old['design'], new['design']
+    diff = [k for k in sorted(set(o) | set(n)) if o.get(k) != n.get(k)]
+    if not diff: return old
+    grown = [k for k in diff if k in GROWABLE and n.get(k, [])[:len(o.get(k, []))] == o.get(k, [])]
+    bad = [k for k in diff if k not in grown]
+    if bad or 'run_id' not in new:
+        what = ', '.join(f"{k}: {o.get(k)!r} -> {n.get(k)!r}" for k in bad or diff)
+        raise ConfigError(f'{run_dir} holds a run with a different design ({what}); use another --out '
+                          '(a resume may only append tasks, harnesses or seeds)')
+    changed = [f'task {t}' for t in o['tasks'] if old['task_hashes'].get(t) != new['task_hashes'].get(t)] + \
+              [f'harness {h}' for h in o['harnesses'] if old['harness_cards'].get(h) != new['harness_cards'].get(h)]
+    if changed: raise ConfigError(f'{run_dir}: cannot extend the run: {", ".join(changed)} changed since it was recorded; use another --out')
+    added = {k: [x for x in n[k] if x not in o[k]] for k in grown}
+    return {**old, 'design': n, 'task_hashes': new['task_hashes'], 'harness_cards': new['harness_cards'],
+            'extended': [*old.get('extended', []), {'at': new['created'], 'added': added, 'git': new['git']}]}
+
 def run_sweep(config_path: str | Path, # the sweep TOML
               out: str | Path | None = None, # run directory (default runs/<name>)
               model: str | None = None, # model spec overriding the config's
               base_url: str | None = None, # openai endpoint overriding the config's
               backend: Backend | None = None, # a ready backend object (local executor only)
               progress: bool = True, # show the tqdm progress bar
-              scheduler: str | None = None # a Dask scheduler address: run on its workers whatever the config's executor
+              scheduler: str | None = None, # a Dask scheduler address: run on its workers whatever the config's executor
+              mode: str | None = None # instructor mode overriding the config's (`MODE_CHOICES`)
              ) -> Path:
     "Run (or resume) the sweep in `config_path`; return the run directory."
     cfg = load_config(config_path)
@@ -540,6 +581,9 @@ def run_sweep(config_path: str | Path, # the sweep TOML
         try: cfg.model.spec = check_spec(model)
         except ValueError as e: raise ConfigError(f'{config_path}: model.spec (--model): {e}') from None
     if base_url: cfg.model.base_url = base_url
+    if mode:
+        if mode not in MODE_CHOICES: raise ConfigError(f'{config_path}: model.mode (--mode): expected one of {", ".join(MODE_CHOICES)}, got {mode!r}')
+        cfg.model.mode = mode
     if scheduler: cfg.executor, cfg.scheduler = 'dask', scheduler
     tasks = resolve_tasks(cfg, str(config_path))
     reuse = reuse_files(cfg, config_path)
@@ -556,17 +600,12 @@ def run_sweep(config_path: str | Path, # the sweep TOML
             man = _design(cfg, tasks, old['design']['model'])          # nothing to run: no model is loaded
             man = {'design': man}
         else:
-            if backend is None: backend = make_backend(cfg.model.spec, run_dir, cfg.model.base_url, cfg.model.call_timeout, reuse)
+            if backend is None: backend = make_backend(cfg.model.spec, run_dir, cfg.model.base_url, cfg.model.call_timeout, reuse, cfg.model.mode)
             elif backend.cache is None: backend.cache = Cache(run_dir/'calls.jsonl', reuse=reuse)
             man = manifest(cfg, tasks, backend)
-        if old is not None:
-            diff = [k for k in sorted(set(old['design']) | set(man['design'])) if old['design'].get(k) != man['design'].get(k)]
-            if diff:
-                what = ', '.join(f"{k}: {old['design'].get(k)!r} -> {man['design'].get(k)!r}" for k in diff)
-                raise ConfigError(f'{run_dir} holds a run with a different design ({what}); use another --out')
-            man = old
+        if old is not None: man = resumed(run_dir, old, man)
         _foreign(run_dir, found, man)                                         # before a manifest is written
-        if old is None:
+        if man is not old:                                                    # a new run, or one extended by this invocation
             tmpm = mpath.with_suffix('.tmp'); tmpm.write_text(json.dumps(man, indent=1, sort_keys=True)); os.replace(tmpm, mpath)
         damaged = [_set_aside(p, why) for p, why in damaged]
         done = {k: end for k, (_, end) in found.items()}
@@ -579,6 +618,7 @@ def run_sweep(config_path: str | Path, # the sweep TOML
             else: ends = _run_local(todo, run_dir, man['design'], man['run_id'], backend, cfg, budget, bar)
         status = _status(all_units, done, ends, budget, damaged, time.monotonic() - t0)
         (run_dir/'status.json').write_text(json.dumps(status, indent=1))
+        if backend is not None or cfg.executor == 'dask': _record_modes(run_dir, backend if cfg.executor == 'local' else None)
         if budget.fired: print(f'hibd: limit {budget.fired} fired; {status["pending"]} rollouts left for a resume', file=sys.stderr)
         for rid, err in status['errors'].items(): print(f'hibd: rollout {rid} failed and is left for a resume: {err}', file=sys.stderr)
         for rid, err in status['incomplete'].items(): print(f'hibd: rollout {rid} did not finish and is left for a resume: {err}', file=sys.stderr)

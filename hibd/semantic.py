@@ -295,14 +295,16 @@ def _load(run):
     return load_run(run), json.loads((Path(run)/'manifest.json').read_text())['design']['harnesses']
 
 def _boot(d, keys, cols, B, seed, level):
-    "Paired bootstrap of several columns of `d` per cell of `keys`: estimates, CIs and the draws of each column."
+    "Paired bootstrap of several columns of `d` per cell of `keys`, one draw for all of them: estimates, CIs and each column's draws."
+    long = d.melt(id_vars=[c for c in d.columns if c not in cols], value_vars=list(cols), var_name='_col', value_name='_v')
+    t, dr = bootstrap_cells(long, [*keys, '_col'], '_v', B=B, seed=seed, level=level, draws=True)
     out, draws = None, {}
     for c in cols:
-        t, dr = bootstrap_cells(d, keys, c, B=B, seed=seed, level=level, draws=True)
-        t = t.rename(columns={'estimate': c, 'ci_low': f'{c}_lo', 'ci_high': f'{c}_hi'})
-        out = t if out is None else out.merge(t.drop(columns=['n_pairs', 'n_tasks']), on=keys)
-        draws[c] = dr
-    return out, draws
+        tc = t[t._col == c].drop(columns='_col').rename(columns={'estimate': c, 'ci_low': f'{c}_lo', 'ci_high': f'{c}_hi'})
+        out = tc if out is None else out.merge(tc.drop(columns=['n_pairs', 'n_tasks']), on=keys)
+        draws[c] = {k[:-1]: v for k, v in dr.items() if k[-1] == c}
+    return out.reset_index(drop=True), draws
+
 
 # %% ../nbs/10a_semantic.ipynb #7d3fd16a
 def nanquantile_rows(X: np.ndarray, # cells × draws, NaN where a draw has no value
@@ -335,8 +337,9 @@ def arrival_vocabulary(run, # a run directory or a `load_run` table
     from hibd.runs import pairs
     run, order = _load(run)
     keys = ['task', 'K', 'step', 'harness_a', 'seed_a', 'harness_b', 'seed_b']
-    ex = cross(select_step(pairs(run, weights, 'exact', harness_order=order), step))
-    se = cross(select_step(pairs(run, weights, semantic_matcher(tau, embedder), harness_order=order), step))
+    at = select_step(run, step)                                          # pairs at the other steps would be dropped anyway
+    ex = cross(select_step(pairs(at, weights, 'exact', harness_order=order), step))
+    se = cross(select_step(pairs(at, weights, semantic_matcher(tau, embedder), harness_order=order), step))
     if not ex[keys].reset_index(drop=True).equals(se[keys].reset_index(drop=True)): raise RuntimeError('arrival_vocabulary: the two pair tables differ')
     cell, rows = ['harness_a', 'harness_b', 'K'], []
     for metric in ('D_set', 'D_arrival'):
@@ -399,7 +402,7 @@ def action_ablation(run, # a run directory or a `load_run` table
     base = None
     for r in ACTION_READINGS:
         if r not in ACTIONS: base[r] = np.nan; continue
-        p = cross(select_step(pairs(run, action=r, harness_order=order), step))
+        p = cross(select_step(pairs(select_step(run, step), action=r, harness_order=order), step))
         if base is None: base = p[keys].copy()
         base[r] = p.D_act.to_numpy()
     base['merged'] = ((base.tok8 == 0) & (base.full == 1)).astype(float)

@@ -149,6 +149,25 @@ def _cells(d: pd.DataFrame, keys: list, task: str, value: str):
     for (k, z), v in zip(sizes.items(), vals): yield (k if isinstance(k, tuple) else (k,)), z, v
 
 # %% ../nbs/11_stats.ipynb #3a9aa36f
+_DENSE_MAX, _CHUNK = 32_000_000, 256   # all B resamples at once up to units × B = 32M weights (256 MB); cells 256 at a time
+
+def _resampled(Y, sizes, B, seed, cluster, within, q, draws):
+    "Per column of `Y` (units × cells): the `q` percentiles of its B resampled means, and all draws (cells × B) if `draws`."
+    n, C = Y.shape
+    lo, hi, D = np.empty(C), np.empty(C), (np.empty((C, B)) if draws else None)
+    if n * B <= _DENSE_MAX:                                             # weights once, cells in cache-sized chunks
+        W = np.vstack(list(_weight_blocks(sizes, B, seed, cluster, within)))
+        Wt, tot = np.ascontiguousarray(W.T, dtype=float), W.sum(1)
+        for c in range(0, C, _CHUNK):
+            blk = Y[:, c:c + _CHUNK].T @ Wt; blk /= tot                 # cells × B: each cell's draws contiguous
+            lo[c:c + _CHUNK], hi[c:c + _CHUNK] = np.quantile(blk, q, axis=1)
+            if draws: D[c:c + _CHUNK] = blk
+        return lo, hi, D
+    D = D if draws else np.empty((C, B)); b = 0                          # many units: the weights a block of resamples at a time
+    for W in _weight_blocks(sizes, B, seed, cluster, within): D[:, b:b + len(W)] = (Y.T @ W.T) / W.sum(1); b += len(W)
+    for c in range(0, C, _CHUNK): lo[c:c + _CHUNK], hi[c:c + _CHUNK] = np.quantile(D[c:c + _CHUNK], q, axis=1)
+    return lo, hi, (D if draws else None)
+
 def bootstrap_cells(data: pd.DataFrame, # one row per unit
                     keys, # columns that define a cell
                     value: str, # the column to average
@@ -168,11 +187,7 @@ def bootstrap_cells(data: pd.DataFrame, # one row per unit
     for k, sizes, v in _cells(d, keys, task, value): by_sizes.setdefault(sizes, []).append((k, v))
     q = [(1 - level) / 2, (1 + level) / 2]; rows, out = [], {}
     for sizes, cells in by_sizes.items():
-        Y = np.column_stack([v for _, v in cells])
-        est = np.vstack([(W @ Y) / W.sum(1, keepdims=True)            # B × cells, a block of resamples at a time
-                         for W in _weight_blocks(sizes, B, seed, cluster, within)])
-        lo, hi = np.quantile(est, q, axis=0)
-        if draws: est = np.ascontiguousarray(est.T)                   # cells × B: each cell's draws contiguous
+        lo, hi, est = _resampled(np.column_stack([v for _, v in cells]), sizes, B, seed, cluster, within, q, draws)
         for j, (k, v) in enumerate(cells):
             rows.append({**dict(zip(keys, k)), 'estimate': v.mean(), 'ci_low': lo[j], 'ci_high': hi[j],
                          'n_pairs': len(v), 'n_tasks': len(sizes)})

@@ -166,3 +166,38 @@ def test_exec_one_word_is_a_shell_line():
     out = json.loads(r.stdout)
     assert out['command'] == 'ls tests | wc -l'
     assert out['observation'].splitlines()[-2].strip().isdigit(), out['observation']
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the first screen of hibd run (issue 20)
+
+def test_quickstart_first_screen_from_its_cache(tmp_path):
+    "The shipped quickstart replayed from its calls at the default mode (auto): every key still hits, and the screen is short."
+    out = tmp_path/'q'
+    r = hibd('run', 'configs/quickstart.toml', '--out', out, '--model', 'replay:data/runs/quickstart/calls.jsonl')
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert len(lines) <= 25, r.stdout
+    assert f'report: hibd report {out}' in lines and 'no noise reference' in r.stdout and '(seeds = [0, 1])' in r.stdout, r.stdout
+    assert 'exactly 0 because both harnesses asked the same prompts' in r.stdout and (out/'summary.csv').is_file()
+    man, shipped = (json.loads((d/'manifest.json').read_text()) for d in (out, __import__('pathlib').Path('data/runs/quickstart')))
+    assert man['run_id'] == shipped['run_id'] and (man['model']['mode'], man['model']['mode_used']) == ('auto', ['tools'])
+    assert json.loads((out/'status.json').read_text())['run_beliefs'] == 21
+
+
+def test_record_code_first_screen_has_the_noise_reference():
+    "A shipped run with seeds (read, not re-run): the largest pairs are set against the seed noise."
+    from hibd.cli import first_screen, run_outcome
+    lines = first_screen('data/runs/record_code', run_outcome('data/runs/record_code'))
+    text = '\n'.join(lines)
+    assert len(lines) <= 24 and 'largest excess divergences' in text and 'noise 0.' in text, text
+    assert 'no noise reference' not in text and 'report: hibd report data/runs/record_code' in lines, text
+
+
+def test_failed_beliefs_named_on_the_first_screen(tmp_path):
+    "Beliefs that failed validation: the screen counts them and names the file with their raw text; --table as before."
+    r = hibd('run', config(tmp_path, 'mixed', ['H0', 'H2'], BAD * 3 + GOOD), '--out', tmp_path/'run')
+    assert r.exit_code == 0, r.output
+    assert 'failed: their raw text is under raw_texts' in r.stdout and 'rollouts/' in r.stdout, r.stdout
+    t = hibd('run', config(tmp_path, 'mixed', ['H0', 'H2'], BAD * 3 + GOOD), '--out', tmp_path/'run', '--table')
+    assert 'floor(D_belief)' in t.stdout and 'report:' not in t.stdout, t.stdout

@@ -360,9 +360,57 @@ def test_llama_cpp_server_loopback(tmp_path):
         b = OpenAIBackend('smollm2', base_url=url, timeout=120)
         c = b.elicit(MSGS, max_retries=0, max_tokens=400)
         _valid_or_recorded(c)
-        assert c.served_model == 'smollm2' and c.backend == 'openai'
+        assert c.served_model == 'smollm2' and c.backend == 'openai' and c.mode == 'tools'
+        j = OpenAIBackend('smollm2', base_url=url, timeout=120, mode='json').elicit(MSGS, max_retries=0, max_tokens=400)
+        _valid_or_recorded(j)                                  # json mode: the server's response_format json_object
+        assert j.mode == 'json' and j.key != c.key
+        # a sweep config with mode = "json" against the same server: the manifest and every call record say json
+        from hibd.runs import run_sweep
+        (tmp_path/'json.toml').write_text('name = "json"\ntasks = ["code_variance_off_by_one"]\nharnesses = ["H0"]\nK = [1]\n'
+                                          f'seeds = [0]\n[model]\nspec = "openai:smollm2"\nbase_url = "{url}"\nmode = "json"\n'
+                                          'max_retries = 0\ncall_timeout = 120\n[limits]\ntokens_per_call = 400\n')
+        run = run_sweep(tmp_path/'json.toml', out=tmp_path/'run', progress=False)
+        man = json.loads((run/'manifest.json').read_text())
+        assert (man['model']['mode'], man['model']['mode_used'], man['design']['instructor_mode']) == ('json', ['json'], 'json')
+        assert {json.loads(l)['mode'] for l in (run/'calls.jsonl').read_text().splitlines()} == {'json'}
+        assert json.loads((run/'status.json').read_text())['done'] == 1
     finally:
         proc.terminate()
         try: proc.wait(10)
         except subprocess.TimeoutExpired: proc.kill(); proc.wait(10)
     assert _gone(proc.pid)
+
+
+def test_auto_mode_falls_back_to_json_on_a_tools_rejection(tmp_path):
+    "auto: tools until the server rejects tool calling (HTTP 400), then json for that call and all later ones; the mode is recorded."
+    srv = serve_stub(reject_tools=True)
+    try:
+        b = OpenAIBackend('stub-model', base_url=srv.url, mode='auto', cache=tmp_path/'calls.jsonl')
+        with pytest.warns(UserWarning, match='falls back to json'): c = b.elicit(MSGS)
+        c2 = b.elicit(MSGS, seed=1)
+        assert (c.ok, c.mode, c2.mode, b.modes_used, srv.hits) == (True, 'json', 'json', {'json'}, 3)
+        assert ['tools' in r for r in srv.requests] == [True, False, False]
+        again = OpenAIBackend('stub-model', base_url=srv.url, mode='auto', cache=tmp_path/'calls.jsonl')
+        assert again.elicit(MSGS).key == c.key and srv.hits == 3          # a later invocation finds the json call in the cache
+        rep = get_backend('replay', cache=tmp_path/'calls.jsonl', mode='auto')
+        assert rep.elicit(MSGS, seed=1).key == c2.key
+    finally: srv.shutdown()
+    ok = serve_stub()                                                      # a server with tools: auto never falls back
+    try:
+        b = OpenAIBackend('stub-model', base_url=ok.url, mode='auto', cache=None)
+        assert b.elicit(MSGS).mode == 'tools' and b.key(MSGS) == OpenAIBackend('stub-model', base_url=ok.url, cache=None).key(MSGS)
+    finally: ok.shutdown()
+
+
+def test_timeout_and_schema_failure_do_not_fall_back():
+    "Only a rejection of tools moves auto to json: a 400 about something else is an error, a bad belief is a recorded failure."
+    srv = serve_stub([{'status': 400, 'content': 'bad temperature'}])
+    try:
+        with pytest.raises(ModelError, match='bad temperature'): OpenAIBackend('stub-model', base_url=srv.url, mode='auto', cache=None).elicit(MSGS)
+    finally: srv.shutdown()
+    bad = serve_stub(['{"belief_state": 1}'])
+    try:
+        b = OpenAIBackend('stub-model', base_url=bad.url, mode='auto', cache=None)
+        c = b.elicit(MSGS, max_retries=0)
+        assert (c.ok, c.mode, b.mode) == (False, 'tools', 'tools')
+    finally: bad.shutdown()

@@ -79,7 +79,7 @@ def test_tables_round_trip(run, tmp_path):
     listed = [t for s in idx['sections'] for t in s['tables']]
     assert sorted(listed) == sorted(p.relative_to(out).as_posix() for p in (out/'tables').glob('*.csv')), 'index.json and tables/ disagree'
     n = 0
-    for i, s in enumerate(secs, 1):
+    for i, s in R.numbered(secs):
         for name, df in s.tables().items():
             back = pd.read_csv(out/'tables'/f'{i:02d}_{name}.csv')
             df = df.reset_index(drop=True)
@@ -98,7 +98,7 @@ def test_sections_in_order_and_no_data_said(tmp_path):
     "The sections come in the SPEC order; the one-K tutorial run says in one line that the long horizon has no data."
     out = R.build_report(RUNS/'tutorial', tmp_path/'rep')
     idx = json.loads((out/'index.json').read_text())
-    assert [s['key'] for s in idx['sections']] == ['header', 'coverage', 'main', 'long_horizon', 'theory', 'agreement', 'actions',
+    assert [s['key'] for s in idx['sections']] == ['headline', 'header', 'coverage', 'main', 'long_horizon', 'theory', 'agreement', 'actions',
                                                    'unsafe_retry', 'calibration', 'sensitivity', 'grouped',
                                                    'vocabulary', 'action_ablation', 'biwm']
     assert all(s['status'] != 'error' for s in idx['sections']), idx['sections']
@@ -125,13 +125,14 @@ def test_new_sections_in_order_on_quickstart(tmp_path):
     # the semantic section embeds each distinct constraint string once, and relaxing equality can only lower D_set/D_arrival
     from hibd.schema import CONSTRAINT_SETS, normalise
     run = R.read_run(RUNS/'quickstart').run
-    distinct = {normalise(x) for b in run.belief if b for k in CONSTRAINT_SETS for x in b['belief_state'][k]}
+    final = run[run.step == run.K]                              # only final-step pairs are scored: only their beliefs are embedded
+    distinct = {normalise(x) for b in final.belief if b for k in CONSTRAINT_SETS for x in b['belief_state'][k]}
     assert f'\n{len(distinct)} distinct constraint strings embedded once' in md
     voc = pd.read_csv(out/'tables'/'12_vocabulary.csv')
     assert set(voc.metric) == {'D_set', 'D_arrival'} and (voc.semantic <= voc.exact + 1e-12).all() and (voc.tau == .85).all()
     abl = pd.read_csv(out/'tables'/'13_act_ablation.csv')
     assert len(abl) == 42 and (abl.tok8 <= abl.full + 1e-12).all()
-    assert (out/'figures'/'12_vocabulary.svg').is_file() and 'figures/12_vocabulary.svg' in idx['sections'][11]['figures']
+    assert (out/'figures'/'12_vocabulary.svg').is_file() and 'figures/12_vocabulary.svg' in idx['sections'][12]['figures']
 
 
 def test_semantic_section_not_available_without_embedder(qs, monkeypatch):

@@ -210,9 +210,24 @@ def test_lock_is_held_by_the_kernel(tmp_path):
 
 
 def test_design_change_refused(tmp_path):
-    d = run_sweep(write_config(tmp_path, harnesses=['H0']), out=tmp_path/'run', progress=False)
-    with pytest.raises(ConfigError, match=r"different design \(harnesses: \['H0'\] -> \['H0', 'H2'\]"):
-        run_sweep(write_config(tmp_path, name='t2'), out=d, progress=False)
+    "Reordered harnesses (another reference, another pair order) or another temperature: refused, naming the field."
+    d = run_sweep(write_config(tmp_path, K=[1]), out=tmp_path/'run', progress=False)
+    with pytest.raises(ConfigError, match=r"different design \(harnesses: \['H0', 'H2'\] -> \['H2', 'H0'\]"):
+        run_sweep(write_config(tmp_path, name='t2', K=[1], harnesses=['H2', 'H0']), out=d, progress=False)
+    with pytest.raises(ConfigError, match=r"different design \(temperature: 0\.0 -> 0\.5\)"):
+        run_sweep(write_config(tmp_path, K=[1], temperature=0.5, seeds=[0, 1, 2]), out=d, progress=False)
+
+
+def test_appended_seed_extends_the_run(tmp_path):
+    "A seed appended to a finished run's config runs only that seed's rollouts; the rest stay byte for byte; the manifest says what was added."
+    d = run_sweep(write_config(tmp_path, harnesses=['H0'], seeds=[0], K=[1]), out=tmp_path/'run', progress=False)
+    before = {p.name: p.read_bytes() for p in (d/'rollouts').glob('*.jsonl')}
+    run_id = json.loads((d/'manifest.json').read_text())['run_id']
+    run_sweep(write_config(tmp_path, harnesses=['H0'], seeds=[0, 1], K=[1]), out=d, progress=False)
+    man, st = json.loads((d/'manifest.json').read_text()), json.loads((d/'status.json').read_text())
+    assert man['run_id'] == run_id and man['design']['seeds'] == [0, 1] and man['extended'][0]['added'] == {'seeds': [1]}
+    assert (st['skipped'], st['done'], st['pending']) == (len(before), len(before), 0)
+    assert all((d/'rollouts'/n).read_bytes() == b for n, b in before.items()) and set(load_run(d).seed) == {0, 1}
 
 
 def test_limits_fire_and_are_recorded(tmp_path):
@@ -313,7 +328,7 @@ def test_free_control_config():
     tasks = resolve_tasks(fc, str(root/'free_control.toml'))
     assert fc.mode == 'agent_free' and {t.group for t in tasks} == {'code'} and len(tasks) == 4
     assert set(fc.harnesses) < set(rec.harnesses) and fc.seeds == rec.seeds and fc.temperature == rec.temperature
-    assert fc.reuse == ['../data/runs/record_code'] and sum(u.K + 1 for u in units(fc, tasks)) == 4 * 3 * 2 * 6
+    assert fc.reuse == ['../data/runs/record_code'] and sum(u.K + 1 for u in units(fc, tasks)) == 4 * 3 * 3 * 6
 
 
 def test_negative_seed_refused(tmp_path):
@@ -454,3 +469,18 @@ def test_status_counts_beliefs_and_failures(tmp_path):
     st = json.loads((d/'status.json').read_text())
     d2 = tmp_path/'run2'; st2 = json.loads((d2/'status.json').read_text())
     assert (st2['beliefs'], st2['beliefs_failed'], st2['failure_files'], st2['run_rollouts_finished']) == (12, 0, [], 3)
+
+
+def test_instructor_mode_in_config_design_and_manifest(tmp_path):
+    "[model] mode: auto (default) stays out of the design; another mode is in it; the manifest says what was asked and used."
+    srv = serve_stub([GOOD], reject_tools=True)
+    try:
+        p = write_config(tmp_path, harnesses=['H0'], seeds=[0], K=[1], model={'spec': 'openai:stub-model', 'base_url': srv.url, 'max_retries': 0})
+        with warnings.catch_warnings(record=True): warnings.simplefilter('always'); d = run_sweep(p, out=tmp_path/'auto', progress=False)
+        man = json.loads((d/'manifest.json').read_text())
+        assert (man['model']['mode'], man['model']['mode_used'], 'instructor_mode' in man['design']) == ('auto', ['json'], False)
+        j = run_sweep(p, out=tmp_path/'json', progress=False, mode='json')
+        mj = json.loads((j/'manifest.json').read_text())
+        assert (mj['model']['mode'], mj['model']['mode_used'], mj['design']['instructor_mode']) == ('json', ['json'], 'json')
+        with pytest.raises(ConfigError, match=r"instructor_mode: None -> 'tools'"): run_sweep(p, out=d, progress=False, mode='tools')
+    finally: srv.shutdown()
