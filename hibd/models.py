@@ -712,7 +712,8 @@ class LocalBackend(Backend):
                  prefix_reuse: bool = True, # reuse the KV cache of the common prompt prefix, in whole `n_batch` blocks
                  cache: Cache | str | Path | None = None,
                  call_timeout: float | None = None, # bound on one call, all attempts, seconds (None: `LOCAL_CALL_TIMEOUT`)
-                 timeout: float | None = None # the older name of `call_timeout`
+                 timeout: float | None = None, # the older name of `call_timeout`
+                 mode: str = 'auto' # instructor mode (`MODE_CHOICES`); `auto` is tools here: llama.cpp in-process never rejects tools
                 ):
         if str(model) in LOCAL_MODELS: path, info = model_file(str(model)), LOCAL_MODELS[str(model)]
         else:
@@ -732,7 +733,7 @@ class LocalBackend(Backend):
         self._lock, self._stop_at = threading.Lock(), None
         self.llm.eval = self._eval_in_time(self.llm.eval)
         self.llm.generate = self._aligned(self.llm.generate)
-        super().__init__(mid, cache=cache, mode='tools', concurrency=1, call_timeout=call_timeout, timeout=timeout)
+        super().__init__(mid, cache=cache, mode=mode, concurrency=1, call_timeout=call_timeout, timeout=timeout)
 
     def _create(self, kw, remaining):
         with self._lock:

@@ -414,3 +414,13 @@ def test_timeout_and_schema_failure_do_not_fall_back():
         c = b.elicit(MSGS, max_retries=0)
         assert (c.ok, c.mode, b.mode) == (False, 'tools', 'tools')
     finally: bad.shutdown()
+
+
+@real
+def test_make_backend_local_takes_the_config_mode():
+    "The local backend as a sweep builds it (`make_backend` with the config's mode): `auto` asks in tools mode, `json` in json."
+    _llama(); gguf = _smollm2()
+    from hibd.runs import make_backend
+    b = make_backend(f'local:{gguf}', mode='auto')
+    assert (b.requested_mode, b.mode) == ('auto', 'tools')
+    assert make_backend(f'local:{gguf}', mode='json').mode == 'json'
