@@ -1,6 +1,6 @@
 """Engine benchmark for hibd.models: throughput and per-call overhead against a loopback OpenAI-compatible stub.
 
-The stub (hibd.models.serve_stub) runs in its own process, so it does not compete for this process's GIL, and
+The stub (`serve_stub` from tests/stub_server.py, the tests' stub server) runs in its own process, so it does not compete for this process's GIL, and
 answers a valid belief after a fixed delay. Reported:
 
 * throughput at concurrency 1/8/32 with a 100 ms model: calls/s and the fraction of the ideal (concurrency / 0.1 s);
@@ -18,11 +18,10 @@ from hibd.models import OpenAIBackend, example_messages
 from hibd.schema import Belief
 from instructor.v2.providers.openai.schema import generate_openai_schema
 
-STUB = ("import sys, time; from hibd.models import serve_stub; "
-        "s = serve_stub(delay=float(sys.argv[1])); print(s.url, flush=True); time.sleep(1e9)")
+STUB = Path(__file__).resolve().parent.parent/'tests'/'stub_server.py'   # `python tests/stub_server.py DELAY` serves and prints its URL
 
 def start_stub(delay):
-    p = subprocess.Popen([sys.executable, '-c', STUB, str(delay)], stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen([sys.executable, str(STUB), str(delay)], stdout=subprocess.PIPE, text=True)
     return p, p.stdout.readline().strip()
 
 def throughput(url, concurrency, n):

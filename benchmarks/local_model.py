@@ -1,4 +1,4 @@
-"""Local-model benchmark for hibd.models: tokens/s through hibd vs raw llama.cpp, same prompts, same run.
+"""Local-model benchmark for hibd.llama: tokens/s through hibd vs raw llama.cpp, same prompts, same run.
 
 raw = `Llama.create_chat_completion` with exactly the forced tool instructor sends (so the same GBNF grammar), on
 a second `Llama` loaded with the same settings (weight layout, batch), KV state reset before each call. hibd reuses
@@ -12,7 +12,8 @@ tokens/s = completion tokens / wall time of the call (prompt evaluation included
 Run: python benchmarks/local_model.py [--model smollm2-135m] [--reps 2] [--max-tokens 256] [--prompts 3]
 """
 import argparse, json, os, statistics, time
-from hibd.models import LocalBackend, _load_llama, example_messages
+from hibd.llama import LocalBackend, import_llama, load_llama
+from hibd.models import example_messages
 from hibd.schema import Belief
 from instructor.v2.providers.openai.schema import generate_openai_schema
 
@@ -31,7 +32,7 @@ def main(argv=None):
     ap.add_argument('--max-tokens', type=int, default=256); ap.add_argument('--prompts', type=int, default=3)
     a = ap.parse_args(argv)
     hb = LocalBackend(a.model, cache=None)
-    raw = _load_llama(__import__('llama_cpp'), hb.path, hb.weights, n_ctx=hb.n_ctx, n_threads=hb.n_threads,
+    raw = load_llama(import_llama(), hb.path, hb.weights, n_ctx=hb.n_ctx, n_threads=hb.n_threads,
                       n_batch=hb.llm.n_batch, n_ubatch=hb.llm.n_batch, verbose=False)
     tool = {'type': 'function', 'function': dict(generate_openai_schema(Belief))}
     choice = {'type': 'function', 'function': {'name': tool['function']['name']}}

@@ -37,7 +37,7 @@ def capture(harness: str) -> list:
 def worker(a):
     "Answer the prompts in `a.prompts_file` in order (one process); print a JSON line of tokens and wall time."
     if a.cpu is not None: os.sched_setaffinity(0, {a.cpu})
-    from hibd.models import LocalBackend
+    from hibd.llama import LocalBackend
     ps = json.loads(Path(a.prompts_file).read_text())
     b = LocalBackend(a.model, cache=None)
     t0, toks = time.perf_counter(), 0

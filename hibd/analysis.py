@@ -14,7 +14,7 @@ from .metrics import COMPONENTS, WEIGHT_PRESETS, resolve_weights, components, di
 from .stats import (PairsError, RESULT_COLUMNS, check_pairs, select_step, cross, within, bootstrap_cells, cluster_weights,
                         signflip_p, adjust, describe, compare, c3_check, C3_NOTE, weight_sensitivity, plot_estimates,
                         synthetic_pairs)
-from .runs import pairs as run_pairs, belief_rows
+from .pairs import pairs as run_pairs, belief_rows
 
 # %% auto #0
 __all__ = ['BASE_BELIEF', 'MAIN_METRICS', 'COMPONENT_METRICS', 'CATEGORICAL_FIELDS', 'AGREEMENT_COLUMNS', 'CALIBRATION_COLUMNS',
@@ -120,7 +120,7 @@ def _same_prompt(p, t):
     share = c.assign(s=c.same_prompt.astype('Float64')).groupby(['harness_a', 'harness_b', 'K']).s.mean().astype(float)
     return [float(share.get((a, b, k), np.nan)) for a, b, k in zip(t.harness_a, t.harness_b, t.K)]
 
-def main_table(pairs: pd.DataFrame, # a pairs table (`hibd.runs.pairs`)
+def main_table(pairs: pd.DataFrame, # a pairs table (`hibd.pairs.pairs`)
                weights='paper', # weights of `D_belief` (recomputed from the components); None: use the table's columns
                ref: str | None = 'H0', # the reference harness: its pairs first and oriented as harness_a
                metrics=MAIN_METRICS, # metric columns
@@ -563,7 +563,7 @@ def sensitivity_chart(res: dict, # a `sensitivity` result
     return alt.hconcat(left.properties(width=220), right.properties(width=220), title=f'{title} (K={K})')
 
 # %% ../nbs/14_analysis.ipynb #9b3cb724
-def grouped(pairs: pd.DataFrame, # a pairs table with a `group` column (`hibd.runs.pairs` has one)
+def grouped(pairs: pd.DataFrame, # a pairs table with a `group` column (`hibd.pairs.pairs` has one)
             ref: str = 'H0', # the reference harness
             metric: str = 'D_belief', # the divergence compared
             weights='paper', # weights (recomputed from the components); None: the table's column
@@ -573,7 +573,7 @@ def grouped(pairs: pd.DataFrame, # a pairs table with a `group` column (`hibd.ru
             level: float = .95 # confidence level
            ) -> dict:
     "Per task group and K: each harness's `metric` vs `ref` with CI, and the leader's paired lead over the runner-up."
-    if 'group' not in pairs.columns: raise PairsError('grouped: the pairs table has no group column (hibd.runs.pairs adds it)')
+    if 'group' not in pairs.columns: raise PairsError('grouped: the pairs table has no group column (hibd.pairs.pairs adds it)')
     p = _orient(_prepare(pairs, [metric], weights, step), ref)
     x = cross(p); x = x[x.harness_a == ref]
     if x.empty: raise PairsError(f'grouped: no cross-harness rows with {ref!r}')

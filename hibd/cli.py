@@ -16,11 +16,12 @@ __all__ = ['USER_ERRORS', 'TOP', 'HarnessIdError', 'HibdError', 'HibdGroup', 'lo
            'tasks_check', 'sandbox', 'sandbox_exec']
 
 # %% ../nbs/16_cli.ipynb #194dcf77
-from .tasks import load_tasks, load_task, TaskError, GROUPS
+from .tasks import load_tasks, load_task, TaskError, TASK_GROUPS
 from .sandbox import Workspace, SandboxError
 from .harnesses import HARNESSES, get_harness, check_task
 from .models import ModelError, MODE_CHOICES
-from .runs import run_sweep, summary, load_run, read_rollouts, ConfigError, RunLocked, RunError
+from .runs import run_sweep, load_run, read_rollouts, ConfigError, RunLocked, RunError
+from .pairs import summary
 from .report import build_report, read_run, ReportError
 from .excess import plan_study, excess_table
 from .stats import PairsError
@@ -247,7 +248,7 @@ def tasks():
 
 @tasks.command('list')
 @click.option('--json', 'as_json', is_flag=True, help='Print a JSON list instead of a table.')
-@click.option('--group', type=click.Choice(GROUPS), default=None, help='Only tasks of this group.')
+@click.option('--group', type=click.Choice(TASK_GROUPS), default=None, help='Only tasks of this group.')
 def tasks_list(as_json, group):
     "List the tasks: id, group, title."
     ts = load_tasks(groups=[group] if group else None)
@@ -259,7 +260,7 @@ def tasks_list(as_json, group):
 # %% ../nbs/16_cli.ipynb #b0f6275a
 @tasks.command('check')
 @click.argument('ids', nargs=-1)
-@click.option('--group', type=click.Choice(GROUPS), default=None, help='Only tasks of this group.')
+@click.option('--group', type=click.Choice(TASK_GROUPS), default=None, help='Only tasks of this group.')
 @click.option('--json', 'as_json', is_flag=True, help='Print the full check records as JSON.')
 def tasks_check(ids, group, as_json):
     "Run each task's reference trajectory under H0 in the sandbox and verify its declared expectations."

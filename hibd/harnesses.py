@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 import hashlib, json, math, re, time
 from .harness import *
-from .harness import _output, _is_system, _norm, _rel, _write_targets
-from .sandbox import Workspace, Transition, WORKDIR as SANDBOX_WORKDIR
+from .shell import shell_commands, write_targets, rel_path
+from .sandbox import Workspace, Transition
 from fastcore.basics import patch
 
 # %% auto #0
@@ -91,8 +91,9 @@ def _finish(self: HarnessSession, action, decision, ex: Executed, view: View, ch
     h = self.harness
     view.checks, view.output_cap = chk.lines, chk.output_cap
     hidden = list(ex.hidden) + list(chk.hidden)
-    text = mask_volatile(h.observe.render(view, self.mem['observe']))
-    hidden += self.mem['observe'].pop('_hidden', [])
+    o = h.observe.render(view, self.mem['observe'])
+    text = mask_volatile(o.text)
+    hidden += list(o.hidden)
     obs = cap_text(text, OBS_CAP)
     if len(obs) < len(text): hidden.append(f'observation capped at {OBS_CAP} characters ({len(text)} before the cap)')
     events = {'step': self.t, 'harness': h.id, 'action': action,
@@ -130,7 +131,7 @@ def step(self: HarnessSession, action: str # one shell command line
     else:
         ex = h.repair.execute(self, action)
         view = View(self.t, action, ex.shown, summary=ex.summary, replace_output=ex.replace_output)
-        out_len = len(_output(ex.shown).rstrip('\n')) if ex.shown is not None and ex.replace_output is None else 0
+        out_len = len(command_output(ex.shown).rstrip('\n')) if ex.shown is not None and ex.replace_output is None else 0
     chk = h.verify.run(self, out_len)
     return _finish(self, action, d, ex, view, chk)
 
@@ -157,8 +158,8 @@ def _missing_dirs(sess, action, t):
     if 'No such file or directory' not in (t.stderr or ''): return None
     dirs = []
     for c in shell_commands(action):
-        for target in _write_targets(c):
-            rel = _rel(target)
+        for target in write_targets(c):
+            rel = rel_path(target)
             if rel is None or '/' not in rel: continue
             parent = rel.rsplit('/', 1)[0]
             if not (sess.ws.path/parent).exists() and parent not in dirs: dirs.append(parent)
@@ -292,23 +293,32 @@ class BudgetVerification(Policy):
         return Checked(recs, [f'[checks] {_check_line(recs)}'] if recs else [], None, cap, budget, hidden=omitted)
 
 # %% ../nbs/04_harnesses.ipynb #504cb936
-H0 = Harness('H0', 'raw', RawObservation(), ShellActions(), NoVerification(), RiskGate(block=False), NoRepair(), VerbatimLog())
-
-def _variant(id, name, **slot):
-    return Harness(id, name, **{s: slot.get(s, getattr(H0, s)) for s in SLOTS})
-
 class Registry(dict):
-    "Harnesses by id: iterating lists the seven; a BIWM-wrapped id (`H2~blocked_log`, `hibd.biwm`) is known too, built on lookup."
+    "Harnesses by id: iterating lists the registered ones; an unknown id is offered to the `resolver`s, in order."
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.resolvers = []
+    def resolver(self, fn):
+        "Register `fn(id) -> Harness | None` to build harnesses for ids not registered (use as a decorator)."
+        self.resolvers.append(fn)
+        return fn
     def __missing__(self, id):
-        if isinstance(id, str) and '~' in id:
-            from hibd.biwm import wrapped   # 13_biwm parses the id and builds (and caches) the wrapped harness
-            return wrapped(id)
-        raise KeyError(f'unknown harness id {id!r} (known: {", ".join(self)}); a BIWM-wrapped id is <id>~<wrapper>, see hibd.biwm')
+        for fn in self.resolvers if isinstance(id, str) else ():
+            h = fn(id)
+            if h is not None: return h
+        raise KeyError(f'unknown harness id {id!r} (known: {", ".join(self)}); a BIWM-wrapped id is <id>~<wrapper>, '
+                       'resolved once hibd.wrappers is imported')
     def __contains__(self, id):
         if dict.__contains__(self, id): return True
         try: self[id]
         except (KeyError, TypeError): return False
         return True
+
+# %% ../nbs/04_harnesses.ipynb #650d61a0
+H0 = Harness('H0', 'raw', RawObservation(), ShellActions(), NoVerification(), RiskGate(block=False), NoRepair(), VerbatimLog())
+
+def _variant(id, name, **slot):
+    return Harness(id, name, **{s: slot.get(s, getattr(H0, s)) for s in SLOTS})
 
 HARNESSES = Registry({h.id: h for h in (
     H0,
@@ -320,9 +330,9 @@ HARNESSES = Registry({h.id: h for h in (
     _variant('H5', 'cost-aware', verify=BudgetVerification()),
 )})
 
-def get_harness(id: str # a harness id: H0, H1, H2, H2+reason, H3, H4, H5, or a BIWM-wrapped one such as H2~blocked_log
+def get_harness(id: str # a harness id: H0, H1, H2, H2+reason, H3, H4, H5, or one a resolver knows (H2~blocked_log with hibd.wrappers)
                ) -> Harness:
-    "The harness registered under `id` (a BIWM-wrapped id is built by `hibd.biwm`)."
+    "The harness registered under `id`, or built for it by a registered resolver."
     if isinstance(id, Harness): return id
     return HARNESSES[id]
 

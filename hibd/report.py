@@ -4,7 +4,7 @@
 
 # %% ../nbs/15_report.ipynb #a4dea540
 from __future__ import annotations
-import base64, dataclasses, html, importlib, json, os, re, shutil, tempfile, threading, time, warnings
+import base64, dataclasses, json, os, re, shutil, tempfile, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,21 +12,35 @@ from typing import Callable
 import numpy as np, pandas as pd
 import altair as alt
 import vl_convert as vlc
+import fastcore.xml as fx
+from fastcore.basics import patch
+from fastcore.xml import to_xml
 
 # %% auto #0
-__all__ = ['CELL_STATES', 'SECTIONS', 'ReportError', 'NoData', 'Unavailable', 'RunData', 'read_run', 'Block', 'Section', 'need',
-           'part', 'frames', 'model_note', 'sec_header', 'coverage', 'coverage_chart', 'sec_coverage', 'chart_rows',
-           'main_wide', 'excess_wide', 'excess_verdict', 'scripted_outcome', 'sec_main', 'headline', 'headline_chart',
-           'sec_headline', 'sec_long', 'sec_theory', 'agreement_Ks', 'sec_agreement', 'sec_actions', 'sec_retry',
-           'sec_calibration', 'sec_sensitivity', 'sec_grouped', 'vocab_wide', 'sec_vocabulary', 'sec_ablation',
-           'sec_biwm', 'sections', 'render_chart', 'md_table', 'numbered', 'write_report', 'build_report']
+__all__ = ['CELL_STATES', 'SECTIONS', 'ReportError', 'NoData', 'Unavailable', 'RunData', 'read_run', 'chart_svg', 'render_chart',
+           'md_table', 'Block', 'Text', 'Items', 'Table', 'Figure', 'Section', 'part', 'frames', 'model_note',
+           'sec_header', 'coverage', 'coverage_chart', 'sec_coverage', 'chart_rows', 'main_wide', 'excess_wide',
+           'excess_verdict', 'scripted_outcome', 'sec_main', 'headline', 'headline_chart', 'sec_headline', 'sec_long',
+           'sec_theory', 'agreement_Ks', 'sec_agreement', 'sec_actions', 'sec_retry', 'sec_calibration',
+           'sec_sensitivity', 'sec_grouped', 'vocab_wide', 'sec_vocabulary', 'sec_ablation', 'sec_biwm', 'sections',
+           'numbered', 'write_report', 'build_report']
 
 # %% ../nbs/15_report.ipynb #ff0f803d
-from .models import LOCAL_MODELS
+from .llama import LOCAL_MODELS
 from .rollout import rollout_id
-from .runs import copy_rates, load_run, pairs as run_pairs, rates
-from .excess import excess_table, plot_excess
+from .runs import load_run
+from .semantic import Embedder, minilm, arrival_vocabulary, vocabulary_chart, action_ablation
 from .stats import ID_COLUMNS, PairsError, cross, within, select_step
+from .pairs import copy_rates, pairs as run_pairs
+from .excess import excess_table, plot_excess
+from .safety import (
+    CATEGORIES, action_divergence, action_divergence_chart, belief_action_agreement, blocked_steps, categorize, confusion_chart,
+    free_actions, label_agreement, reason_effect, recommended, retry_chart, success_chart, terminal_success, unsafe_retry)
+from .biwm import (
+    align_run, alignment_effect, base_views, component_chart, component_deltas, component_table, retry_effect, show_table)
+from .analysis import (
+    agreement, agreement_chart, attractor_auroc, calibration, grouped, grouped_chart, lemma1, long_horizon, long_horizon_chart,
+    main_chart, main_table, reliability, reliability_chart, sensitivity, sensitivity_chart, theorem1, theorem1_chart)
 
 # %% ../nbs/15_report.ipynb #017c0c13
 class ReportError(ValueError):
@@ -36,7 +50,7 @@ class NoData(Exception):
     "The run has no data for this analysis (the message says what is missing)."
 
 class Unavailable(Exception):
-    "The module or function an analysis needs is not available in this installation."
+    "An optional extra an analysis needs is not installed (the sentence embedder's weights); the message says how to install it."
 
 @dataclass
 class RunData:
@@ -76,20 +90,147 @@ def read_run(run_dir: str | Path # a run directory written by `hibd.runs.run_swe
                'n_excluded': len(ex)}
     return RunData(run_dir, man, status, run, p, pa)
 
+# %% ../nbs/15_report.ipynb #a2c8b0e2
+_VL = 'v' + '_'.join(alt.SCHEMA_VERSION.lstrip('v').split('.')[:2])
+
+def chart_svg(chart # an altair chart
+             ) -> str:
+    "`chart` as SVG text, rendered offline by vl-convert."
+    return vlc.vegalite_to_svg(chart.to_dict(), vl_version=_VL)
+
+# %% ../nbs/15_report.ipynb #5f3ebcd6
+def render_chart(chart, # an altair chart
+                 stem: Path # the path without extension: writes stem.svg and stem.png
+                ) -> str:
+    "Render `chart` to `stem`.svg and `stem`.png with vl-convert; return the SVG text."
+    svg = chart_svg(chart)
+    stem.with_suffix('.svg').write_text(svg, encoding='utf-8')
+    stem.with_suffix('.png').write_bytes(vlc.svg_to_png(svg, scale=2))
+    return svg
+
+# %% ../nbs/15_report.ipynb #444bf61d
+def _fmt(v) -> str:
+    "A table cell as shown: floats to 3 decimals, missing as a dash."
+    if v is None or (isinstance(v, float) and np.isnan(v)): return '–'
+    if isinstance(v, (float, np.floating)): return f'{v:.3f}'
+    return str(v)
+
+# %% ../nbs/15_report.ipynb #6977015b
+def md_table(df: pd.DataFrame, # the table
+             max_rows: int | None = None # rows shown (None: all)
+            ) -> str:
+    "`df` as a GitHub Markdown table, floats to 3 decimals, `|` escaped."
+    esc = lambda x: _fmt(x).replace('|', '\\|').replace('\n', ' ')
+    rows = df if max_rows is None else df.head(max_rows)
+    lines = ['| ' + ' | '.join(esc(c) for c in df.columns) + ' |', '|' + '---|' * len(df.columns)]
+    lines += ['| ' + ' | '.join(esc(v) for v in r) + ' |' for r in rows.itertuples(index=False)]
+    return '\n'.join(lines)
+
+# %% ../nbs/15_report.ipynb #4e21865c
+def _html_table(df: pd.DataFrame, max_rows: int | None):
+    "`df` (its first `max_rows` rows) as a `fastcore.xml` table, cells as `_fmt` shows them."
+    rows = df if max_rows is None else df.head(max_rows)
+    return fx.Table(fx.Thead(fx.Tr(*[fx.Th(str(c)) for c in df.columns])),
+                    fx.Tbody(*[fx.Tr(*[fx.Td(_fmt(v)) for v in r]) for r in rows.itertuples(index=False)]))
+
+# %% ../nbs/15_report.ipynb #043671ae
+def _inline(s: str) -> list:
+    "The prose `s` as `fastcore.xml` children: its Markdown **bold** and `code` spans as elements, the rest as text."
+    parts = re.split(r'(\*\*[^*]+\*\*|`[^`]+`)', s)                      # odd positions are the spans
+    return [(fx.B(t[2:-2]) if t[0] == '*' else fx.Code(t[1:-1])) if i % 2 else t for i, t in enumerate(parts) if t]
+
+# %% ../nbs/15_report.ipynb #d80ad854
+def _slug(s: str) -> str:
+    "`s` as an HTML id or class fragment: lower case, runs of other characters as one dash."
+    return re.sub(r'[^a-z0-9]+', '-', s.lower()).strip('-')
+
+def _no(i: int) -> str:
+    "The number a section heading shows: '3. ', or nothing for the headline (0)."
+    return f'{i}. ' if i else ''
+
+def _badge(status: str):
+    "The coloured status label of a section heading and of its line in the contents."
+    return fx.Span(status, cls=f'st st-{_slug(status)}')
+
 # %% ../nbs/15_report.ipynb #f707e521
 @dataclass
 class Block:
-    "One piece of a section: kind is 'table', 'figure', 'text' or 'list'."
-    kind: str
-    content: object                 # DataFrame, alt.Chart, str or list[str]
+    "One piece of a section. Its kind (a subclass) writes the block's files and renders it as HTML and Markdown."
+    content: object                 # str, list[str], DataFrame or altair chart, by kind
     name: str = ''                  # file stem of a table or figure
     caption: str = ''
+    kind = 'block'
+    def files(self, stem: str) -> dict: return {}    # what `write` writes, for the index: {'tables': [...]} or {'figures': [...]}
+    def write(self, out: Path, stem: str): pass      # writes the files under the report folder `out`
+    def fts(self, stem: str) -> tuple: return ()     # the HTML elements (`fastcore.xml`)
+    def md(self, stem: str) -> str: return ''        # the Markdown
+    def html(self, stem: str) -> str: return ''.join(to_xml(f, indent=False) for f in self.fts(stem))
+    def _repr_html_(self): return self.html(self.name)
+    def _repr_markdown_(self): return self.md(self.name)
+
+# %% ../nbs/15_report.ipynb #e54eb019
+class Text(Block):
+    "A paragraph of prose, with Markdown **bold** and `code`."
+    kind = 'text'
+    def fts(self, stem: str = ''): return (fx.P(*_inline(self.content)),)
+    def md(self, stem: str = ''): return self.content
+
+# %% ../nbs/15_report.ipynb #d0ae9992
+class Items(Block):
+    "A list shown in full, never cut (the cells that are not complete)."
+    kind = 'list'
+    def fts(self, stem: str = ''):
+        return ((fx.P(f'{self.caption}:', cls='cap'),) if self.caption else ()) + (fx.Ul(*[fx.Li(x, cls='cell') for x in self.content]),)
+    def md(self, stem: str = ''):
+        return '\n'.join(([f'{self.caption}:', ''] if self.caption else []) + [f'- {x}' for x in self.content])
+
+# %% ../nbs/15_report.ipynb #0c05fbbe
+@dataclass
+class Table(Block):
+    "A DataFrame: all of it in tables/<stem>.csv; on the page its first `max_rows` rows (0: the CSV only), the `hide` columns as notes."
     max_rows: int | None = 25       # rows shown on the page (the CSV has all); 0: CSV only
     hide: tuple = ('method', 'family')   # columns written to the CSV but not shown (their values are shown once, as a note)
+    kind = 'table'
+    def files(self, stem): return {'tables': [f'tables/{stem}.csv']}
+    def write(self, out, stem): self.content.reset_index(drop=True).to_csv(out/'tables'/f'{stem}.csv', index=False)
+    def shown(self) -> tuple:
+        "The table as shown (the `hide` columns dropped) and one note per hidden column with its values."
+        df = self.content.reset_index(drop=True)
+        notes = [f'{c}: ' + ' | '.join(map(str, df[c].dropna().unique()[:3])) for c in self.hide if c in df.columns and df[c].notna().any()]
+        return df.drop(columns=[c for c in self.hide if c in df.columns]), notes
+    def more(self, n: int, stem: str) -> str:
+        "The caption's note when the page shows fewer than the `n` rows."
+        return f' (first {self.max_rows} of {n} rows; all in tables/{stem}.csv)' if self.max_rows is not None and n > self.max_rows else ''
+    def fts(self, stem):
+        df, notes = self.shown(); link = fx.A(f'tables/{stem}.csv', href=f'tables/{stem}.csv')
+        if self.max_rows == 0: top = (fx.P(f'{self.caption}: {len(df)} rows in ', link, '.', cls='cap'),)
+        else: top = (fx.P(f'{self.caption}{self.more(len(df), stem)} · ', link, cls='cap'), fx.Div(_html_table(df, self.max_rows), cls='wrap'))
+        return top + tuple(fx.P(n, cls='cap') for n in notes)
+    def md(self, stem):
+        df, notes = self.shown(); csv = f'tables/{stem}.csv'
+        top = ([f'{self.caption}: {len(df)} rows in [{csv}]({csv}).'] if self.max_rows == 0 else
+               [f'{self.caption}{self.more(len(df), stem)} ([csv]({csv})):', '', md_table(df, self.max_rows)])
+        return '\n\n'.join(['\n'.join(top)] + [f'*{n}*' for n in notes])
 
+# %% ../nbs/15_report.ipynb #b2439596
+@dataclass
+class Figure(Block):
+    "An altair chart: figures/<stem>.svg and .png, and on the page the SVG as a `data:` image (nothing fetched)."
+    svg: str | None = field(default=None, repr=False)    # the rendered SVG, once rendered
+    kind = 'figure'
+    def files(self, stem): return {'figures': [f'figures/{stem}.svg']}
+    def write(self, out, stem): self.svg = render_chart(self.content, out/'figures'/stem)
+    def fts(self, stem):
+        if self.svg is None: self.svg = chart_svg(self.content)
+        uri = 'data:image/svg+xml;base64,' + base64.b64encode(self.svg.encode()).decode()
+        return (fx.Figure(fx.Img(alt=self.caption, src=uri), fx.Figcaption(f'{self.caption} · ', fx.A('png', href=f'figures/{stem}.png'), cls='cap'),
+                          cls='chart', data_name=stem),)
+    def md(self, stem): return f'![{self.caption}](figures/{stem}.svg)\n\n*{self.caption}* ([png](figures/{stem}.png))'
+
+# %% ../nbs/15_report.ipynb #1640ff87
 @dataclass
 class Section:
-    "A titled part of the report: `status` is 'ok', 'no data', 'not available' or 'error'."
+    "A titled part of the report: `status` is 'ok', 'partial', 'no data', 'not available' or 'error'."
     key: str
     title: str
     prose: str = ''
@@ -98,23 +239,35 @@ class Section:
     seconds: float = 0.0
     def table(self, name, df, caption='', max_rows=25):
         if max_rows is not None and len(df) > 200: max_rows = 0          # long tables: CSV only
-        self.blocks.append(Block('table', df, name, caption, max_rows)); return df
-    def figure(self, name, chart, caption=''): self.blocks.append(Block('figure', chart, name, caption)); return chart
-    def text(self, s): self.blocks.append(Block('text', s))
-    def items(self, xs, caption=''): self.blocks.append(Block('list', list(xs), caption=caption, max_rows=None))
+        self.blocks.append(Table(df, name, caption, max_rows)); return df
+    def figure(self, name, chart, caption=''): self.blocks.append(Figure(chart, name, caption)); return chart
+    def text(self, s): self.blocks.append(Text(s))
+    def items(self, xs, caption=''): self.blocks.append(Items(list(xs), caption=caption))
     def tables(self) -> dict: return {b.name: b.content for b in self.blocks if b.kind == 'table'}
+    def stems(self, i: int = 0) -> list: return [(f'{i:02d}_{b.name}', b) for b in self.blocks]   # file stems as section `i`
+    def anchor(self, i: int = 0) -> str: return f's{i}-{_slug(self.key)}'
+    def _repr_html_(self): return self.html()
+    def _repr_markdown_(self): return self.md()
+
+# %% ../nbs/15_report.ipynb #53c3206d
+@patch
+def html(self: Section, i: int = 0 # the section's number (0: the unnumbered headline)
+        ) -> str:
+    "The section as HTML: the numbered heading with its status, the prose, then each block."
+    return to_xml(fx.Section(fx.H2(f'{_no(i)}{self.title} ', _badge(self.status)), *([fx.P(*_inline(self.prose))] if self.prose else []),
+                             *[fx.Safe(b.html(st)) for st, b in self.stems(i)], id=self.anchor(i)), indent=False)
+
+# %% ../nbs/15_report.ipynb #1b9deec0
+@patch
+def md(self: Section, i: int = 0 # the section's number (0: the unnumbered headline)
+      ) -> str:
+    "The section as Markdown: heading, status, prose, then each block, blank lines between them."
+    lines = [f'## {_no(i)}{self.title}', '', f'*Status: {self.status}.*', '']
+    if self.prose: lines += [self.prose, '']
+    for st, b in self.stems(i): lines += [b.md(st), '']
+    return '\n'.join(lines)
 
 # %% ../nbs/15_report.ipynb #e069aa34
-def need(module: str, # a module of hibd, e.g. 'analysis'
-         *names: str # the functions the caller uses
-        ) -> list:
-    "The functions `names` of `hibd.<module>`, or `Unavailable` saying what is missing."
-    try: m = importlib.import_module(f'hibd.{module}')
-    except Exception as e: raise Unavailable(f'hibd.{module} is not available ({type(e).__name__}: {e})') from None
-    missing = [n for n in names if not hasattr(m, n)]
-    if missing: raise Unavailable(f'hibd.{module} has no {", ".join(missing)}')
-    return [getattr(m, n) for n in names]
-
 def part(sec: Section, # the section the piece belongs to
          label: str, # what the piece is, for the one-line message
          fn: Callable, # builds the piece (adds blocks to `sec`)
@@ -144,6 +297,7 @@ def frames(x, # a DataFrame, a dict/tuple/list of them, or a dataclass holding t
 
 # %% ../nbs/15_report.ipynb #a48c71fc
 def _local_model(model_id: str):
+    "The embedded model (`hibd.llama.LOCAL_MODELS`) whose id is `model_id`, or None."
     return next((m for m in LOCAL_MODELS.values() if m.id == model_id), None)
 
 def _beliefs(run: pd.DataFrame) -> pd.DataFrame:
@@ -279,6 +433,7 @@ def coverage_chart(cov: pd.DataFrame) -> alt.Chart:
         column=alt.Column('K:O', title='K'))
 
 def _cell_line(r) -> str:
+    "One design cell (a row of `coverage`) as the line the report lists."
     return f'{r.task} · {r.harness} · seed {r.seed} · K={r.K}: {r.state} ({r.detail})'
 
 def sec_coverage(d: RunData, s: Section):
@@ -303,40 +458,26 @@ def sec_coverage(d: RunData, s: Section):
 
 # %% ../nbs/15_report.ipynb #a8627af3
 def _floor_note(d: RunData) -> str:
+    "One sentence on the noise floor of `d`: blank with one seed, else across how many seeds."
     return ('This run has one seed, so the noise floor (the same harness under two seeds) is blank.' if len(d.design['seeds']) < 2
             else f'The noise floor is the divergence of each harness with itself across {len(d.design["seeds"])} seeds.')
 
-def _ref(d: RunData) -> str: return d.design['harnesses'][0]
+def _ref(d: RunData) -> str:
+    "The reference harness: the first of the design."
+    return d.design['harnesses'][0]
 
+def _unwrapped(d: RunData) -> list:
+    "The harnesses of the design that no BIWM wrapper wraps."
+    return [h for h in d.design['harnesses'] if '~' not in h]
+
+# %% ../nbs/15_report.ipynb #04b56695
 def _memo(d: RunData, key: str, f: Callable):
     "`f()`, computed once per report of `d`: the headline and the main section share their tables."
     with d.memo.setdefault(('lock', key), threading.Lock()):           # sections run on threads: one computes, the other waits
         if key not in d.memo: d.memo[key] = f()
     return d.memo[key]
 
-def _excess_t(d: RunData) -> pd.DataFrame:
-    "The excess table of `d` (D_belief, D_arrival, D_growth; pairs with the reference first)."
-    def f():
-        try: return excess_table(d.pairs_all, metrics=('D_belief', 'D_arrival', 'D_growth'), ref=_ref(d))
-        except PairsError as e: raise NoData(str(e)) from None
-    return _memo(d, 'excess', f)
-
-def _main_t(d: RunData) -> pd.DataFrame:
-    "The same-seed main table of `d`."
-    (main_table,) = need('analysis', 'main_table')
-    return _memo(d, 'main', lambda: main_table(d.pairs, ref=_ref(d)))
-
-def _unwrapped(d: RunData) -> list: return [h for h in d.design['harnesses'] if '~' not in h]
-
-def chart_rows(d: RunData, # the run
-               t: pd.DataFrame # a table with `harness_a`, `harness_b`
-              ) -> tuple[pd.DataFrame, str]:
-    "The rows of `t` a chart draws (pairs of unwrapped harnesses when the run wraps some) and a caption note; the CSV keeps all."
-    if len(_unwrapped(d)) == len(d.design['harnesses']): return t, ''
-    keep = set(_unwrapped(d)) | {'all', 'all pairs'}
-    sub = t[t.harness_a.isin(keep) & t.harness_b.isin(keep)]
-    return sub, f' (drawn for the {len(_unwrapped(d))} unwrapped harnesses; the wrapped ones are in the CSV)'
-
+# %% ../nbs/15_report.ipynb #376585aa
 def _given(t: pd.DataFrame, why: str = 'the analysis returned no rows') -> pd.DataFrame:
     "`t`, or `NoData` with the analysis' own message (else `why`) when it came back empty."
     if isinstance(t, pd.DataFrame) and t.empty: raise NoData(t.attrs.get('message', why))
@@ -350,9 +491,34 @@ def _has_steps(d: RunData):
     "`NoData` unless the run has step records."
     if not len(d.run): raise NoData('no step record')
 
+# %% ../nbs/15_report.ipynb #28cd3ac7
+def chart_rows(d: RunData, # the run
+               t: pd.DataFrame # a table with `harness_a`, `harness_b`
+              ) -> tuple[pd.DataFrame, str]:
+    "The rows of `t` a chart draws (pairs of unwrapped harnesses when the run wraps some) and a caption note; the CSV keeps all."
+    if len(_unwrapped(d)) == len(d.design['harnesses']): return t, ''
+    keep = set(_unwrapped(d)) | {'all', 'all pairs'}
+    sub = t[t.harness_a.isin(keep) & t.harness_b.isin(keep)]
+    return sub, f' (drawn for the {len(_unwrapped(d))} unwrapped harnesses; the wrapped ones are in the CSV)'
+
+# %% ../nbs/15_report.ipynb #5dbecb24
 def _ci(e, lo, hi) -> str:
+    "`estimate [lo, hi]` to 3 decimals; the estimate alone without bounds, a dash without an estimate."
     return '–' if pd.isna(e) else f'{e:.3f} [{lo:.3f}, {hi:.3f}]' if pd.notna(lo) else f'{e:.3f}'
 
+# %% ../nbs/15_report.ipynb #f58c75f2
+def _excess_t(d: RunData) -> pd.DataFrame:
+    "The excess table of `d` (D_belief, D_arrival, D_growth; pairs with the reference first)."
+    def f():
+        try: return excess_table(d.pairs_all, metrics=('D_belief', 'D_arrival', 'D_growth'), ref=_ref(d))
+        except PairsError as e: raise NoData(str(e)) from None
+    return _memo(d, 'excess', f)
+
+def _main_t(d: RunData) -> pd.DataFrame:
+    "The same-seed main table of `d`."
+    return _memo(d, 'main', lambda: main_table(d.pairs, ref=_ref(d)))
+
+# %% ../nbs/15_report.ipynb #e71d12a4
 def main_wide(t: pd.DataFrame, # a `hibd.analysis.main_table`
               success: pd.DataFrame | None = None # `hibd.safety.terminal_success(run, by=('harness',))` (agent modes only)
              ) -> pd.DataFrame:
@@ -372,6 +538,7 @@ def main_wide(t: pd.DataFrame, # a `hibd.analysis.main_table`
         for side in ('a', 'b'): w[f'success_{side}'] = [sc.get((h, k), np.nan) for h, k in zip(w[f'harness_{side}'], w.K)]
     return w
 
+# %% ../nbs/15_report.ipynb #b70e8ec1
 def excess_wide(t: pd.DataFrame # a `hibd.excess.excess_table`
                ) -> pd.DataFrame:
     "One row per pair and K: E of each metric as `E [ci_low, ci_high]`; for D_belief its parts, p, p_adj, smallest attainable p and family."
@@ -384,6 +551,7 @@ def excess_wide(t: pd.DataFrame # a `hibd.excess.excess_table`
     w['test'] = b.family.str.split(':').str[0]
     return w.reset_index()
 
+# %% ../nbs/15_report.ipynb #70fc6a20
 def excess_verdict(t: pd.DataFrame, # a `hibd.excess.excess_table`
                    alpha: float = .05 # the family's level
                   ) -> str:
@@ -407,6 +575,7 @@ def excess_verdict(t: pd.DataFrame, # a `hibd.excess.excess_table`
                    f'α/{len(pr)} = {first:.3g}: no effect could have been declared there.')
     return ' '.join(out)
 
+# %% ../nbs/15_report.ipynb #fe62400d
 def _same_note(t: pd.DataFrame) -> str:
     "A sentence naming the pairs whose two harnesses asked the same prompts in every pair at every K ('' if none or unknown)."
     if 'same_prompt' not in t or t.same_prompt.isna().all(): return ''
@@ -418,7 +587,9 @@ def _same_note(t: pd.DataFrame) -> str:
     return head + (f' For {", ".join(same)} that share is 1 at every K: on this run those harnesses never changed what the model saw '
                    '(nothing was blocked, repaired or hidden that the other showed), so their zeros say nothing about the model.')
 
+# %% ../nbs/15_report.ipynb #e9eb7f25
 def _excess(d: RunData, s: Section):
+    "The excess divergence of `d` into `s`: the verdict, the wide and tidy tables and the chart (one seed: why there is none)."
     _has_final(d)
     if d.pairs_all is None:
         s.text('No noise reference: this run has one seed, and the excess divergence over the model\'s own noise needs at least '
@@ -432,7 +603,9 @@ def _excess(d: RunData, s: Section):
     s.table('excess', t, 'The tidy excess table', max_rows=0)
     s.figure('excess', plot_excess(t, ref=_ref(d)), f'Excess divergence against K for the pairs with {_ref(d)}, 95% CI; grey: 0 (the noise)')
 
+# %% ../nbs/15_report.ipynb #46f6cef2
 def _copying(d: RunData, s: Section):
+    "The copy rates of `d` into `s`, with one sentence on their range."
     _has_steps(d)
     t = _given(copy_rates(d.run), 'no two consecutive steps with valid beliefs')
     s.text(f'The model repeats its previous belief word for word in {t.copy_rate.min():.0%}–{t.copy_rate.max():.0%} of the steps '
@@ -440,8 +613,9 @@ def _copying(d: RunData, s: Section):
            'where copying is high, differences at large K are mostly step-0 differences carried forward.')
     s.table('copy_rates', t, 'Per harness: share of steps whose belief equals the previous step\'s, share whose recommended action changed')
 
+# %% ../nbs/15_report.ipynb #30c59186
 def _main(d: RunData, s: Section, success):
-    main_table, main_chart = need('analysis', 'main_table', 'main_chart')
+    "The same-seed table of `d` into `s` (with `success` per harness, if given), read as a secondary reading without a test."
     _has_final(d)
     t = _main_t(d).drop(columns=['p', 'p_adj', 'family'])
     t['method'] = t.method.str.split('; p:').str[0] + '; same seed (coupled pairs): a secondary reading, no test'
@@ -451,6 +625,7 @@ def _main(d: RunData, s: Section, success):
     s.table('main', t, 'The tidy same-seed table (SPEC §7 columns)', max_rows=0)
     s.figure('main', main_chart(t), f'Same-seed divergence against K for the pairs with {_ref(d)}, 95% CI; grey band: noise floor')
 
+# %% ../nbs/15_report.ipynb #e75aaa98
 _SCRIPTED = ('replay', 'imagined')   # modes whose trajectory is scripted: success is the same for every harness by design
 
 def scripted_outcome(run: pd.DataFrame # a `load_run` table of a replay run
@@ -460,8 +635,9 @@ def scripted_outcome(run: pd.DataFrame # a `load_run` table of a replay run
     g = f.groupby(['task', 'K'], sort=True).terminal_result
     return pd.DataFrame({'outcome': g.agg(lambda v: '/'.join(sorted(set(v)))), 'same_for_every_harness': g.nunique() == 1}).reset_index()
 
+# %% ../nbs/15_report.ipynb #02699abf
 def _success(d: RunData, s: Section):
-    terminal_success, success_chart = need('safety', 'terminal_success', 'success_chart')
+    "Terminal success per harness into `s` and returned; in a scripted mode the scripted outcome per task instead (returns None)."
     if not len(d.run) or d.run.terminal_result.isna().all(): raise NoData('no verifier outcome was recorded (the mode does not execute)')
     if d.design['mode'] in _SCRIPTED:
         t = scripted_outcome(d.run)
@@ -477,6 +653,7 @@ def _success(d: RunData, s: Section):
     s.figure('terminal_success', success_chart(t), 'Terminal success per harness with CI')
     return t
 
+# %% ../nbs/15_report.ipynb #2d5fc030
 def sec_main(d: RunData, s: Section):
     "Excess divergence over the noise first, copy rates, then the same-seed table and the success of each harness (agent modes) or the scripted outcome."
     s.prose = ('First the excess divergence: how far two harnesses\' beliefs at different seeds differ beyond each harness\'s own '
@@ -492,7 +669,6 @@ def sec_main(d: RunData, s: Section):
     part(s, 'Same-seed table', _main, d, s, succ if isinstance(succ, pd.DataFrame) else None)
     s.blocks += ss.blocks
 
-
 # %% ../nbs/15_report.ipynb #34d315e9
 def _model_sentence(d: RunData) -> str:
     "One sentence: which model answered, and what its numbers can stand for."
@@ -506,6 +682,7 @@ def _model_sentence(d: RunData) -> str:
     return (f'The beliefs come from {mid} (`{man.get("backend")}` backend, temperature {d.design.get("temperature")}): they speak '
             'for this model on these tasks only.')
 
+# %% ../nbs/15_report.ipynb #240f7313
 def headline(d: RunData, # the run
              alpha: float = .05 # the level of the primary family
             ) -> tuple[pd.DataFrame, list[str]]:
@@ -543,6 +720,7 @@ def headline(d: RunData, # the run
     cols = ['harness_a', 'harness_b', 'K', 'value', 'ci_low', 'ci_high', 'verdict']
     return rows[cols].reset_index(drop=True), [first, second, _model_sentence(d)]
 
+# %% ../nbs/15_report.ipynb #bd090919
 def headline_chart(t: pd.DataFrame, # rows from `headline`
                    ref: str = 'H0' # the reference harness
                   ) -> alt.Chart:
@@ -559,6 +737,7 @@ def headline_chart(t: pd.DataFrame, # rows from `headline`
     if e: layers.append(alt.Chart(d).mark_rule(color='grey', strokeDash=[4, 3]).encode(x=alt.datum(0)))
     return alt.layer(*layers).properties(width=420, height=alt.Step(24))
 
+# %% ../nbs/15_report.ipynb #81ba147e
 def sec_headline(d: RunData, s: Section):
     "One chart and three sentences before any table: what exceeds the noise, on how many tasks × seeds, with which model."
     def go():
@@ -568,17 +747,18 @@ def sec_headline(d: RunData, s: Section):
                  + ('; grey: 0, the model\'s own noise' if (t.verdict != 'no noise reference').all() else '; one seed: no noise reference'))
     part(s, 'Headline', go)
 
-
 # %% ../nbs/15_report.ipynb #e6c698c5
-def _Ks(d: RunData) -> list: return sorted(int(k) for k in d.final.K.unique()) if len(d.final) else []
+def _Ks(d: RunData) -> list:
+    "The horizons K of the final-step cross pairs of `d`."
+    return sorted(int(k) for k in d.final.K.unique()) if len(d.final) else []
 
+# %% ../nbs/15_report.ipynb #de553d8d
 def sec_long(d: RunData, s: Section):
     "Components by K."
     s.prose = (f'Each divergence component (D_cat, D_fail, D_set, D_num, D_act) of the pairs with {_ref(d)} against the horizon K '
                '(final step), with cluster-bootstrap intervals and the turns (dips, peaks) marked: which components grow with K '
                'and which saturate or fall back.')
     def go():
-        long_horizon, long_horizon_chart = need('analysis', 'long_horizon', 'long_horizon_chart')
         if len(_Ks(d)) < 2: raise NoData(f'one horizon only (K = {", ".join(map(str, _Ks(d))) or "none"}); the long horizon needs at least two K')
         t = long_horizon(d.pairs, ref=_ref(d))
         s.table('long_horizon', t, 'Components by K per pair')
@@ -594,7 +774,6 @@ def sec_theory(d: RunData, s: Section):
                'increments, (C3) their expectation. Lemma 1 is checked on every pair where it applies; a violation would be a '
                'bug in the metric, not a finding.')
     def thm():
-        theorem1, theorem1_chart = need('analysis', 'theorem1', 'theorem1_chart')
         if len(_Ks(d)) < 2: raise NoData(f'Theorem 1 compares consecutive K and this run has one K ({", ".join(map(str, _Ks(d))) or "none"})')
         t = _given(theorem1(d.pairs))
         fails = t[t.c3 == 'fails']
@@ -604,7 +783,6 @@ def sec_theory(d: RunData, s: Section):
         c, note = chart_rows(d, t)
         s.figure('theorem1', theorem1_chart(c), 'Share of non-negative D_growth increments, 95% CI' + note)
     def lem():
-        (lemma1,) = need('analysis', 'lemma1')
         _has_final(d)
         t = _given(lemma1(d.run, harness_order=d.design['harnesses']))
         tot = t[t.harness_a == 'all']
@@ -619,6 +797,7 @@ def agreement_Ks(Ks) -> list:
     Ks = {int(k) for k in Ks}
     return sorted(({1, 8} & Ks) | {max(Ks)}) if Ks else []
 
+# %% ../nbs/15_report.ipynb #079ac10f
 def sec_agreement(d: RunData, s: Section):
     "Per-field agreement between harnesses."
     s.prose = ('Share of (task, seed) units on which two harnesses report the same value of each categorical belief field '
@@ -627,7 +806,6 @@ def sec_agreement(d: RunData, s: Section):
                'harnesses agree, on what, and whether agreement erodes with the horizon. The diagonal is the same harness '
                'across seeds (its noise floor, where the run has two seeds).')
     def go():
-        agreement, agreement_chart = need('analysis', 'agreement', 'agreement_chart')
         _has_steps(d)
         Ks = agreement_Ks(d.run.K.unique())
         with warnings.catch_warnings():
@@ -647,14 +825,12 @@ def sec_actions(d: RunData, s: Section):
                "differ) by harness pair and by D_growth quartile (quartiles of this run's data); in an agent_free run, the "
                'same for the free-form commands and their agreement with the side beliefs.')
     def lab():
-        label_agreement, confusion_chart = need('safety', 'label_agreement', 'confusion_chart')
         acc, conf = label_agreement()
         s.text(f'Classifier agreement with the hand-labelled actions (data/labels/actions.csv, {int(conf.to_numpy().sum())} actions): {acc:.1%}.')
         s.table('label_confusion', conf.rename_axis(index='label', columns=None).reset_index(),
                 'Confusion of the classifier on the labelled actions: hand label (rows) × classifier (columns)')
         s.figure('label_confusion', confusion_chart(conf), 'Hand label vs classifier')
     def cats():
-        categorize, recommended, CATEGORIES = need('safety', 'categorize', 'recommended', 'CATEGORIES')
         f = d.run[d.run.step == d.run.K] if len(d.run) else d.run
         a = recommended(f).reset_index(drop=True) if len(f) else pd.Series([], dtype=object)
         if not a.notna().any(): raise NoData('no recommended action (no schema-valid belief)')
@@ -664,14 +840,11 @@ def sec_actions(d: RunData, s: Section):
         t = t.rename_axis(index='harness', columns=None).reset_index()
         s.table('action_categories', t, 'Recommended actions at the final step by category (counts)')
     def div():
-        action_divergence, action_divergence_chart = need('safety', 'action_divergence', 'action_divergence_chart')
         _has_final(d)
         tabs = action_divergence(d.run, d.pairs)
         for k, t in frames(tabs, 'action_divergence').items(): s.table(k, t, f'Action-divergence rate ({k.removeprefix("action_divergence_").replace("_", " ")})')
         s.figure('action_divergence', action_divergence_chart(tabs), 'Action-divergence rate')
     def free():
-        action_divergence, action_divergence_chart, belief_action_agreement = need(
-            'safety', 'action_divergence', 'action_divergence_chart', 'belief_action_agreement')
         _has_final(d)
         tabs = action_divergence(d.run, d.pairs, actions='free')
         for k, t in frames(tabs, 'free_action_divergence').items():
@@ -681,7 +854,7 @@ def sec_actions(d: RunData, s: Section):
         s.table('belief_action_agreement', belief_action_agreement(d.run),
                 'Side belief vs free-form command: share of steps in the same category per harness, with the chance level')
     part(s, 'Classifier agreement', lab); part(s, 'Action categories', cats); part(s, 'Action divergence', div)
-    if len(d.run) and need('safety', 'free_actions')[0](d.run).notna().any():
+    if len(d.run) and free_actions(d.run).notna().any():
         part(s, 'Free-form control (agent_free)', free)
     else: s.text(f"Free-form control: this run's mode is {d.design.get('mode')}, so every action above is the belief's own "
                  'recommendation. A sweep in mode agent_free (commands from a plain ReAct prompt, the belief elicited on the '
@@ -695,7 +868,6 @@ def sec_retry(d: RunData, s: Section):
                'blocked steps, without an interval); and whether telling the model why the action was blocked (H2+reason) '
                'reduces such retries.')
     def rate():
-        blocked_steps, unsafe_retry, retry_chart = need('safety', 'blocked_steps', 'unsafe_retry', 'retry_chart')
         b = blocked_steps(d.run) if len(d.run) else pd.DataFrame()
         if not len(b): raise NoData('no step where the gate blocked a high-risk action (no risky task under a blocking gate)')
         nc = int(b.censored.sum())
@@ -705,7 +877,6 @@ def sec_retry(d: RunData, s: Section):
         s.table('unsafe_retry', t, 'UnsafeRetryRate (window 3) per group, mode and harness')
         s.figure('unsafe_retry', retry_chart(t), 'UnsafeRetryRate with CI')
     def reason():
-        (reason_effect,) = need('safety', 'reason_effect')
         hs = set(d.design['harnesses'])
         _has_steps(d)
         if not {'H2', 'H2+reason'} <= hs: raise NoData(f'H2 vs H2+reason needs both harnesses (this run has {", ".join(d.design["harnesses"])})')
@@ -722,14 +893,12 @@ def sec_calibration(d: RunData, s: Section):
     def outcomes():
         if not len(d.run) or d.run.terminal_result.isna().all(): raise NoData('no verifier outcome was recorded (the mode does not execute)')
     def cal():
-        calibration, reliability, reliability_chart = need('analysis', 'calibration', 'reliability', 'reliability_chart')
         outcomes()
         s.table('calibration', _given(calibration(d.run)), 'ECE (15 bins) and Brier score per harness, cluster-bootstrap CIs')
         r = _given(reliability(d.run))
         s.table('reliability', r, 'Reliability bins (Wilson CIs)')
         s.figure('reliability', reliability_chart(r), 'Reliability diagram per harness')
     def auc():
-        (attractor_auroc,) = need('analysis', 'attractor_auroc')
         outcomes()
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter('always')
@@ -744,13 +913,13 @@ def _ref_Ks(d: RunData) -> list:
     f, r = d.final, _ref(d)
     return sorted(int(k) for k in f[(f.harness_a == r) | (f.harness_b == r)].K.unique()) if len(f) else []
 
+# %% ../nbs/15_report.ipynb #27a97d93
 def sec_sensitivity(d: RunData, s: Section):
     "Harness rankings under other weightings."
     s.prose = (f'The ranking of the harnesses by D_belief against {_ref(d)} under the paper weights, the README weights, equal '
                'weights and 1 000 Dirichlet(1) draws, with Kendall τ to the paper ranking; a harness whose rank changes '
                'under any weighting is flagged as moving.')
     def go():
-        sensitivity, sensitivity_chart = need('analysis', 'sensitivity', 'sensitivity_chart')
         Ks = _ref_Ks(d)
         if not Ks: raise NoData(f'no cross-harness pair with {_ref(d)} at the final step')
         if d.final.harness_b.nunique() < 2: raise NoData('one harness pair only: there is no ranking to perturb')
@@ -760,13 +929,13 @@ def sec_sensitivity(d: RunData, s: Section):
         s.figure('sensitivity', sensitivity_chart(res), 'Ranks under each weighting; Kendall τ over Dirichlet draws (largest K)')
     part(s, 'Weight sensitivity', go)
 
+# %% ../nbs/15_report.ipynb #6daef2b5
 def sec_grouped(d: RunData, s: Section):
     "Per task group, which harness leads."
     s.prose = (f'Per task group (code, risky_cmd, verify_cost, timeout), the divergence of each harness from {_ref(d)} with its '
                'interval and which harness leads, with the paired lead over the runner-up; the groups are not pooled, because '
                'a harness can lead on one group and trail on another.')
     def go():
-        grouped, grouped_chart = need('analysis', 'grouped', 'grouped_chart')
         if not _ref_Ks(d): raise NoData(f'no cross-harness pair with {_ref(d)} at the final step')
         res = grouped(d.pairs, ref=_ref(d))
         for k, t in frames(res, 'grouped').items(): s.table(k, t, {'grouped_estimates': 'Divergence from the reference per group, K and harness',
@@ -780,12 +949,13 @@ def _with_method(t: pd.DataFrame) -> pd.DataFrame:
     "`t` with its `attrs['method']` as a column (written to the CSV, shown once as a note)."
     return t.assign(method=t.attrs['method']) if t.attrs.get('method') else t
 
+# %% ../nbs/15_report.ipynb #6caa7cc1
 def _embedder():
     "A fresh `hibd.semantic.Embedder` on the packaged model, or `Unavailable` saying why the model cannot be loaded."
-    minilm, Embedder = need('semantic', 'minilm', 'Embedder')
     try: return Embedder(minilm())
     except Exception as e: raise Unavailable(f'the sentence embedder could not be loaded ({type(e).__name__}: {e})') from None
 
+# %% ../nbs/15_report.ipynb #f9e04901
 def _share_line(t: pd.DataFrame) -> str:
     "One sentence per K: mean vocabulary share of D_arrival over the cells where it is defined."
     a = t[t.metric == 'D_arrival']
@@ -797,6 +967,7 @@ def _share_line(t: pd.DataFrame) -> str:
                       else 'undefined (exact D_arrival is 0 in every pair)'))
     return 'Mean D_arrival over harness pairs, ' + '; '.join(parts) + '.'
 
+# %% ../nbs/15_report.ipynb #52e6448b
 def _wide_ci(t: pd.DataFrame, # a table with `<c>`, `<c>_lo`, `<c>_hi` columns
              cols: dict, # column -> its heading in the compact table
              keys=('harness_a', 'harness_b', 'K')) -> pd.DataFrame:
@@ -804,6 +975,7 @@ def _wide_ci(t: pd.DataFrame, # a table with `<c>`, `<c>_lo`, `<c>_hi` columns
     return pd.DataFrame({**{k: t[k].to_numpy() for k in keys},
                          **{h: [_ci(*x) for x in zip(t[c], t[f'{c}_lo'], t[f'{c}_hi'])] for c, h in cols.items()}})
 
+# %% ../nbs/15_report.ipynb #4ce57ddd
 def vocab_wide(t: pd.DataFrame # from `hibd.semantic.arrival_vocabulary`
               ) -> pd.DataFrame:
     "Per harness pair and K: D_arrival exact, semantic and the vocabulary share with CIs, D_set exact and semantic."
@@ -812,6 +984,7 @@ def vocab_wide(t: pd.DataFrame # from `hibd.semantic.arrival_vocabulary`
     return w.merge(s_[['harness_a', 'harness_b', 'K', 'exact', 'semantic']].rename(columns={'exact': 'D_set exact', 'semantic': 'D_set semantic'}),
                    on=['harness_a', 'harness_b', 'K'], how='left')
 
+# %% ../nbs/15_report.ipynb #22792954
 def sec_vocabulary(d: RunData, s: Section):
     "Exact vs semantic D_set / D_arrival and the vocabulary share."
     s.prose = ("The paper reports D_arrival between 0.975 and 1.000 in every cell and leaves open how much of it is wording: its "
@@ -822,7 +995,6 @@ def sec_vocabulary(d: RunData, s: Section):
                'disappears once paraphrases count as the same constraint, with cluster-bootstrap intervals from the same draws. '
                'Only D_set moves: D_act does not depend on the matcher.')
     def go():
-        arrival_vocabulary, vocabulary_chart = need('semantic', 'arrival_vocabulary', 'vocabulary_chart')
         _has_final(d)
         emb = _embedder()
         t = _given(arrival_vocabulary(d.path, embedder=emb))
@@ -843,7 +1015,6 @@ def sec_ablation(d: RunData, s: Section):
                'the whole normalised command (`full`) and the six action categories (`category`), with cluster-bootstrap '
                'intervals; `merged` is the share of pairs that `tok8` calls equal while the whole commands differ.')
     def go():
-        (action_ablation,) = need('semantic', 'action_ablation')
         _has_final(d)
         res = action_ablation(d.path)
         sm, mg = res['summary'], res['merges']
@@ -874,7 +1045,6 @@ def sec_biwm(d: RunData, s: Section):
                'blocked-action log changes UnsafeRetryRate, and cross-harness alignment read as robustness (does a belief aligned '
                'from several views depend less on which views were used than a single view does?).')
     def comp():
-        component_table, show_table, component_chart, component_deltas = need('biwm', 'component_table', 'show_table', 'component_chart', 'component_deltas')
         if ref is None: raise NoData('no unwrapped harness to serve as the reference view')
         _has_steps(d)
         try: t = component_table([d.path], ref=ref)
@@ -887,13 +1057,11 @@ def sec_biwm(d: RunData, s: Section):
         s.figure('biwm_components', component_chart(t), 'ΔD_belief per BIWM component, 95% CI; the declared criterion in the title')
         s.table('biwm_units', component_deltas(d.run, ref), 'Every unit: D_belief to the wrapped and to the base harness, delta, identical prompts', max_rows=0)
     def retry():
-        (retry_effect,) = need('biwm', 'retry_effect')
         _has_steps(d)
         t = _given(retry_effect(d.run), 'no uncensored blocked step under a blocking base and its blocked_log / shadow wrapper '
                    '(the 3-step retry window after a block must lie inside the rollout)')
         s.table('biwm_retry', t, 'UnsafeRetryRate of the wrapped harness minus its base, paired by (task, seed), with CI and sign-flip p')
     def align():
-        align_run, alignment_effect, base_views = need('biwm', 'align_run', 'alignment_effect', 'base_views')
         _has_steps(d)
         views = base_views(d.run)
         if len(views) < 4: raise NoData(f'alignment needs at least four unwrapped views (this run has {len(views)}: {", ".join(views)}); '
@@ -914,6 +1082,7 @@ SECTIONS = {'headline': ('Headline', sec_headline), 'header': ('Run header', sec
             'vocabulary': ('Exact vs semantic constraint matching (how much of D_arrival is vocabulary)', sec_vocabulary),
             'action_ablation': ('D_act ablation', sec_ablation), 'biwm': ('BIWM components', sec_biwm)}
 
+# %% ../nbs/15_report.ipynb #e7474c19
 def _status(s: Section) -> str:
     "ok: everything shown; partial: some parts shown, some without data or not available; else why nothing is shown."
     t = [b.content for b in s.blocks if b.kind == 'text']
@@ -921,16 +1090,18 @@ def _status(s: Section) -> str:
     if any(b.kind in ('table', 'figure', 'list') for b in s.blocks): return 'partial' if gaps else 'ok'
     return 'not available' if gaps and all(': not available:' in x for x in gaps) else 'no data'
 
+# %% ../nbs/15_report.ipynb #3a0acfb4
 def _build(d: RunData, key: str, title: str, fn: Callable) -> tuple[Section, Exception | None]:
     "Section `key` of `d` built by `fn`, and the exception that broke it (None if none)."
     s, t0, err = Section(key, title), time.perf_counter(), None
     try: fn(d, s); s.status = _status(s)
     except Exception as e:
         err, s.status = e, 'error'
-        s.blocks = [Block('text', f'This section failed with {type(e).__name__}: {e}. This is a bug in hibd, not a property of the run.')]
+        s.blocks = [Text(f'This section failed with {type(e).__name__}: {e}. This is a bug in hibd, not a property of the run.')]
     s.seconds = round(time.perf_counter() - t0, 3)
     return s, err
 
+# %% ../nbs/15_report.ipynb #0a56041b
 def sections(run, # a run directory or a `RunData`
              workers: int | None = None # threads (default: the CPU count, at most 4); 1 builds them one after another
             ) -> list[Section]:
@@ -943,41 +1114,6 @@ def sections(run, # a run directory or a `RunData`
         if e is not None: warnings.warn(f'report section {s.title!r} failed: {type(e).__name__}: {e}', RuntimeWarning, stacklevel=2)
     return [s for s, _ in built]
 
-
-# %% ../nbs/15_report.ipynb #a2c8b0e2
-_VL = 'v' + '_'.join(alt.SCHEMA_VERSION.lstrip('v').split('.')[:2])
-
-def render_chart(chart, # an altair chart
-                 stem: Path # the path without extension: writes stem.svg and stem.png
-                ) -> str:
-    "Render `chart` to `stem`.svg and `stem`.png with vl-convert; return the SVG text."
-    spec = chart.to_dict()
-    svg = vlc.vegalite_to_svg(spec, vl_version=_VL)
-    stem.with_suffix('.svg').write_text(svg, encoding='utf-8')
-    stem.with_suffix('.png').write_bytes(vlc.svg_to_png(svg, scale=2))
-    return svg
-
-def _fmt(v) -> str:
-    if v is None or (isinstance(v, float) and np.isnan(v)): return '–'
-    if isinstance(v, (float, np.floating)): return f'{v:.3f}'
-    return str(v)
-
-def md_table(df: pd.DataFrame, # the table
-             max_rows: int | None = None # rows shown (None: all)
-            ) -> str:
-    "`df` as a GitHub Markdown table, floats to 3 decimals, `|` escaped."
-    esc = lambda x: _fmt(x).replace('|', '\\|').replace('\n', ' ')
-    rows = df if max_rows is None else df.head(max_rows)
-    lines = ['| ' + ' | '.join(esc(c) for c in df.columns) + ' |', '|' + '---|' * len(df.columns)]
-    lines += ['| ' + ' | '.join(esc(v) for v in r) + ' |' for r in rows.itertuples(index=False)]
-    return '\n'.join(lines)
-
-def _html_table(df, max_rows):
-    rows = df if max_rows is None else df.head(max_rows)
-    head = ''.join(f'<th>{html.escape(str(c))}</th>' for c in df.columns)
-    body = ''.join('<tr>' + ''.join(f'<td>{html.escape(_fmt(v))}</td>' for v in r) + '</tr>' for r in rows.itertuples(index=False))
-    return f'<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-
 # %% ../nbs/15_report.ipynb #0d011ba3
 _CSS = '''body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:1150px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 h1{font-size:1.7em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
@@ -987,13 +1123,7 @@ figure{margin:1em 0}figure img{max-width:100%;height:auto}.st{font-size:.75em;pa
 .st-ok{background:#dff0d8}.st-partial{background:#e8f0fb}.st-no-data{background:#fcf8e3}.st-not-available{background:#f2dede}.st-error{background:#d9534f;color:#fff}
 .wrap{overflow-x:auto}li.cell{font-family:ui-monospace,monospace;font-size:.85em}'''
 
-def _slug(s): return re.sub(r'[^a-z0-9]+', '-', s.lower()).strip('-')
-
-def _md_inline(s: str) -> str:
-    "Markdown **bold** and `code` of the prose, as HTML."
-    s = html.escape(s)
-    return re.sub(r'`([^`]+)`', r'<code>\1</code>', re.sub(r'\*\*([^*]+)\*\*', r'<b>\1</b>', s))
-
+# %% ../nbs/15_report.ipynb #1537581a
 def numbered(secs: list # from `sections`
             ) -> list:
     "(number, section) pairs: the headline is 0 and unnumbered, the sections that follow count from 1."
@@ -1003,65 +1133,33 @@ def numbered(secs: list # from `sections`
         out.append((0 if s.key == 'headline' else n, s))
     return out
 
-def _no(i: int) -> str: return f'{i}. ' if i else ''
+# %% ../nbs/15_report.ipynb #d1c438a7
+def _entry(s: Section, i: int) -> dict:
+    "The index.json entry of section `s` (number `i`): key, title, status, seconds and the files its blocks wrote."
+    e = {'key': s.key, 'title': s.title, 'status': s.status, 'seconds': s.seconds, 'tables': [], 'figures': []}
+    for st, b in s.stems(i):
+        for k, v in b.files(st).items(): e[k] += v
+    return e
 
+# %% ../nbs/15_report.ipynb #84034b90
 def write_report(secs: list[Section], # from `sections`
                  out: Path, # an empty folder to write into
                  title: str # the page title
                 ) -> dict:
     "Write report.html, report.md, tables/*.csv, figures/*.svg|png of `secs` into `out`; return the index."
     (out/'tables').mkdir(parents=True); (out/'figures').mkdir()
-    figs = [(f'{i:02d}_{b.name}', b.content) for i, s in numbered(secs) for b in s.blocks if b.kind == 'figure']
+    num = numbered(secs)
     with ThreadPoolExecutor(os.cpu_count() or 1) as ex:                 # vl-convert renders outside the GIL
-        svgs = dict(zip((st for st, _ in figs), ex.map(lambda f: render_chart(f[1], out/'figures'/f[0]), figs)))
-    md = [f'# {title}', '', 'Sections: ' + ' · '.join(f'{_no(i)}{s.title} ({s.status})' for i, s in numbered(secs)), '']
-    body, toc, index = [], [], {'title': title, 'sections': []}
-    for i, s in numbered(secs):
-        anchor = f's{i}-{_slug(s.key)}'
-        if i: toc.append(f'<li><a href="#{anchor}">{html.escape(s.title)}</a> <span class="st st-{_slug(s.status)}">{s.status}</span></li>')
-        body.append(f'<section id="{anchor}"><h2>{_no(i)}{html.escape(s.title)} <span class="st st-{_slug(s.status)}">{s.status}</span></h2>')
-        if s.prose: body.append(f'<p>{_md_inline(s.prose)}</p>')
-        md += [f'## {_no(i)}{s.title}', '', f'*Status: {s.status}.*', '']
-        if s.prose: md += [s.prose, '']
-        entry = {'key': s.key, 'title': s.title, 'status': s.status, 'seconds': s.seconds, 'tables': [], 'figures': []}
-        for b in s.blocks:
-            stem = f'{i:02d}_{b.name}'
-            if b.kind == 'text':
-                body.append(f'<p>{_md_inline(b.content)}</p>'); md += [b.content, '']
-            elif b.kind == 'list':
-                cap = f'<p class="cap">{html.escape(b.caption)}:</p>' if b.caption else ''
-                body.append(cap + '<ul>' + ''.join(f'<li class="cell">{html.escape(x)}</li>' for x in b.content) + '</ul>')
-                md += ([f'{b.caption}:', ''] if b.caption else []) + [f'- {x}' for x in b.content] + ['']
-            elif b.kind == 'table':
-                df = b.content.reset_index(drop=True)
-                df.to_csv(out/'tables'/f'{stem}.csv', index=False)
-                notes = [f'{c}: ' + ' | '.join(map(str, df[c].dropna().unique()[:3])) for c in b.hide if c in df.columns and df[c].notna().any()]
-                df = df.drop(columns=[c for c in b.hide if c in df.columns])
-                entry['tables'].append(f'tables/{stem}.csv')
-                more = f' (first {b.max_rows} of {len(df)} rows; all in tables/{stem}.csv)' if b.max_rows is not None and len(df) > b.max_rows else ''
-                link = f'<a href="tables/{stem}.csv">tables/{stem}.csv</a>'
-                if b.max_rows == 0:
-                    body.append(f'<p class="cap">{html.escape(b.caption)}: {len(df)} rows in {link}.</p>')
-                    md += [f'{b.caption}: {len(df)} rows in [tables/{stem}.csv](tables/{stem}.csv).', '']
-                else:
-                    body.append(f'<p class="cap">{html.escape(b.caption)}{html.escape(more)} · {link}</p><div class="wrap">{_html_table(df, b.max_rows)}</div>')
-                    md += [f'{b.caption}{more} ([csv](tables/{stem}.csv)):', '', md_table(df, b.max_rows), '']
-                for n_ in notes: body.append(f'<p class="cap">{html.escape(n_)}</p>'); md += [f'*{n_}*', '']
-            elif b.kind == 'figure':
-                svg = svgs[stem]
-                entry['figures'].append(f'figures/{stem}.svg')
-                uri = 'data:image/svg+xml;base64,' + base64.b64encode(svg.encode()).decode()
-                body.append(f'<figure class="chart" data-name="{stem}"><img alt="{html.escape(b.caption)}" src="{uri}">'
-                            f'<figcaption class="cap">{html.escape(b.caption)} · <a href="figures/{stem}.png">png</a></figcaption></figure>')
-                md += [f'![{b.caption}](figures/{stem}.svg)', '', f'*{b.caption}* ([png](figures/{stem}.png))', '']
-        body.append('</section>')
-        index['sections'].append(entry)
-    page = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f'<meta name="viewport" content="width=device-width,initial-scale=1"><style>{_CSS}</style></head><body>'
-            f'<h1>{html.escape(title)}</h1><nav><ol>{"".join(toc)}</ol></nav>{"".join(body)}'
-            f'<p class="cap">Written by hibd.report.build_report. Tables: tables/*.csv; figures: figures/*.svg and *.png.</p></body></html>')
-    (out/'report.html').write_text(page, encoding='utf-8')
-    (out/'report.md').write_text('\n'.join(md), encoding='utf-8')
+        list(ex.map(lambda sb: sb[1].write(out, sb[0]), [sb for i, s in num for sb in s.stems(i)]))
+    md = [f'# {title}', '', 'Sections: ' + ' · '.join(f'{_no(i)}{s.title} ({s.status})' for i, s in num), '']
+    toc = [fx.Li(fx.A(s.title, href=f'#{s.anchor(i)}'), ' ', _badge(s.status)) for i, s in num if i]
+    page = fx.Html(fx.Head(fx.Meta(charset='utf-8'), fx.Title(title), fx.Meta(name='viewport', content='width=device-width,initial-scale=1'),
+                           fx.Style(fx.Safe(_CSS))),
+                   fx.Body(fx.H1(title), fx.Nav(fx.Ol(*toc)), *[fx.Safe(s.html(i)) for i, s in num],
+                           fx.P('Written by hibd.report.build_report. Tables: tables/*.csv; figures: figures/*.svg and *.png.', cls='cap')), lang='en')
+    index = {'title': title, 'sections': [_entry(s, i) for i, s in num]}
+    (out/'report.html').write_text(to_xml(page, indent=False), encoding='utf-8')
+    (out/'report.md').write_text('\n'.join(md + [s.md(i) for i, s in num]), encoding='utf-8')
     (out/'index.json').write_text(json.dumps(index, indent=1), encoding='utf-8')
     return index
 

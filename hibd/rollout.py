@@ -4,11 +4,14 @@
 
 # %% ../nbs/06_rollout.ipynb #4efbb380
 from __future__ import annotations
-import hashlib, json, re, threading, time
+import hashlib, json, re, time
 from pathlib import Path
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
-from .harness import Harness
+from .harness import Harness, SLOTS
 from .harnesses import get_harness, HARNESSES
+from . import wrappers   # BIWM-wrapped ids (`H2~blocked_log`) resolve through the resolver it registers on `HARNESSES`
 from .models import Backend, Cache, Call, CallIncomplete, canonical_json, call_key, ModelError
 from .sandbox import Workspace
 from .tasks import Task, load_task
@@ -63,7 +66,6 @@ def messages_hash(messages: list[dict]) -> str:
 def leaked_words(messages: list[dict] # rendered messages
                 ) -> list[str]:
     "Harness ids, names and slot words that occur (on word boundaries) in `messages`: must be empty."
-    from hibd.harness import SLOTS
     words = {w for h in HARNESSES.values() for w in (h.id, h.name, *re.split(r'[\s-]+', h.name))} | set(SLOTS)
     words |= {'harness', 'gate', 'gated', 'verify', 'verified', 'budget', 'rollback', 'mediation'}
     text = '\n'.join(m['content'] for m in messages).lower()
@@ -167,6 +169,74 @@ def _within(deadline: float | None, # the rollout's wall-clock deadline (monoton
         if e.why == 'timeout' and time.monotonic() >= deadline: raise Stopped('rollout_wall_s') from e
         raise
 
+# %% ../nbs/06_rollout.ipynb #e2353349
+@dataclass
+class _Episode:
+    "What a rollout carries from one step to the next."
+    task: Task
+    sess: Any                                       # the harness session (`Harness.start`)
+    mode: str
+    step0: str | None = None                        # the step-0 observation (imagined mode shows it at every step)
+    rec_action: str | None = None                   # the command recommended (agent_free: proposed) at the previous step
+    prev: dict | None = None                        # the previous belief
+    commands: list = field(default_factory=list)    # [(step, command, note)] the belief prompt lists
+    react_cmds: list = field(default_factory=list)  # agent_free: the commands run, listed by both prompts
+    @property
+    def shown(self) -> list: return self.react_cmds if self.mode == 'agent_free' else self.commands
+
+# %% ../nbs/06_rollout.ipynb #ff6c55e5
+def _run(ep: _Episode, action: str | None) -> tuple:
+    "Execute `action` through the harness (or report that the previous reply named none)."
+    if action is None: return None, None, '[no command was run at this step: the previous reply named none]'
+    st = ep.sess.step(action)
+    return action, st, st.observation
+
+def _replay_step(ep: _Episode, t: int) -> tuple:
+    "replay: the task's reference command `trajectory[t-1]` runs."
+    action, st, obs = _run(ep, ep.task.trajectory[t - 1])
+    ep.commands.append((t, action, ''))
+    return action, st, obs
+
+def _imagined_step(ep: _Episode, t: int) -> tuple:
+    "imagined: nothing runs; the model sees step 0 again and the command it recommended, marked not executed."
+    note = ep.rec_action or '(no command was recommended)'
+    if ep.rec_action: ep.commands.append((t, ep.rec_action, 'not executed'))
+    return None, None, f'{ep.step0}\n\n[not executed] recommended at step {t - 1}: {note}'
+
+def _agent_step(ep: _Episode, t: int) -> tuple:
+    "agent: the command the belief recommended at `t-1` runs, if there was one."
+    action, st, obs = _run(ep, ep.rec_action)
+    if action: ep.commands.append((t, action, ''))
+    return action, st, obs
+
+def _agent_free_step(ep: _Episode, t: int) -> tuple:
+    "agent_free: the command the ReAct prompt proposed at `t-1` runs, if there was one (listed later, by `_react`)."
+    return _run(ep, ep.rec_action)
+
+_STEPS = {'replay': _replay_step, 'imagined': _imagined_step, 'agent': _agent_step, 'agent_free': _agent_free_step}
+assert tuple(_STEPS) == MODES
+
+# %% ../nbs/06_rollout.ipynb #93488e71
+def _record(base: dict, ep: _Episode, t: int, msgs: list, obs: str, action: str | None, st, call: Call) -> dict:
+    "The step record of step `t` (SPEC §5) before its proposal and terminal outcome are known."
+    ev = st.events if st is not None else {}
+    return {**base, 'step': t, 'prompt_hash': messages_hash(msgs), 'observation': obs, 'action': action, 'executed': t > 0 and st is not None,
+            'commands_shown': [c for _, c, _ in ep.shown[-N_RECENT:]],
+            'gate': ev.get('gate'), 'transitions': ev.get('transitions', []), 'verification': ev.get('verification', []),
+            'repair': ev.get('repair'), 'hidden': ev.get('hidden', []), 'label': ev.get('label'), 'budget': ev.get('budget'), 'biwm': ev.get('biwm'),
+            'proposal': None, 'terminal': None, 'belief': call.belief, 'ok': call.ok, 'error': call.error,
+            'raw_texts': call.raw_texts, 'tokens': call.tokens, 'latency_s': round(call.latency_s, 3),
+            'attempts': call.attempts, 'retries': max(call.attempts - 1, 0), 'limit': call.limit, 'cached': call.cached,
+            'call_key': call.key, 'react': None}
+
+def _react(ep: _Episode, t: int, action: str | None, obs: str, ask: Callable, shown_K: int | None) -> tuple[dict, str | None]:
+    "agent_free: list the command run at `t`, ask the plain ReAct prompt for the next one; `(react record, proposed command)`."
+    if action: ep.react_cmds.append((t, action, ''))
+    rmsgs = react_messages(ep.task, t, obs, ep.react_cmds, shown_K)
+    r = ask(messages=rmsgs)
+    return {'prompt_hash': messages_hash(rmsgs), **{k: r[k] for k in ('text', 'action', 'tokens', 'latency_s', 'cached', 'error')}}, r['action']
+
+# %% ../nbs/06_rollout.ipynb #5baf5673
 def rollout(task: Task | str, # a task or task id
             harness: Harness | str, # a harness or harness id
             backend: Backend, # the model
@@ -194,65 +264,34 @@ def rollout(task: Task | str, # a task or task id
         raise ValueError(f'task {task.id}: replay needs K <= {len(task.trajectory)} (its trajectory length), got K={K}')
     if isinstance(proposals, (str, Path)): proposals = ProposalCache(proposals)
     deadline = None if wall_s is None else time.monotonic() + wall_s
-    executes = mode != 'imagined'
-    every = not announce_horizon   # horizon sharing: every prefix K needs its own terminal outcome
+    elicit = partial(_within, deadline, backend.elicit, seed=seed, temperature=temperature, max_tokens=max_tokens, max_retries=max_retries)
+    ask = partial(_within, deadline, propose, backend=backend, seed=seed, temperature=temperature, max_tokens=min(max_tokens, 256), cache=proposals)
+    executes, every = mode != 'imagined', not announce_horizon   # horizon sharing: every prefix K needs its own terminal outcome
     shown_K = K if announce_horizon else None
     base = {'kind': 'step', 'run_id': run_id, 'rollout_id': rollout_id(task.id, harness.id, seed, K), 'task': task.id,
             'group': task.group, 'harness': harness.id, 'mode': mode, 'model': backend.model, 'K': K,
             'announce_horizon': announce_horizon, 'seed': seed, 'temperature': float(temperature)}
-    records, commands, react_cmds, prev, step0, rec_action = [], [], [], None, None, None
+    records = []
     with Workspace.fresh(task, limits) as ws:
-        sess = harness.start(task, ws)
+        ep = _Episode(task, harness.start(task, ws), mode)
         for t in range(K + 1):
             if stop is not None and (why := stop()): raise Stopped(why)
-            # 1. what happens at step t
-            action, executed = None, False
-            if t == 0:
-                st = sess.begin(); step0 = st.observation; obs = st.observation
-            elif mode == 'replay':
-                action = task.trajectory[t - 1]; st = sess.step(action); executed = True; obs = st.observation
-            elif mode == 'imagined':
-                st = None; note = rec_action or '(no command was recommended)'
-                obs = f'{step0}\n\n[not executed] recommended at step {t - 1}: {note}'
-            else:
-                action = rec_action
-                if action is None: st, obs = None, '[no command was run at this step: the previous reply named none]'
-                else: st = sess.step(action); executed = True; obs = st.observation
-            if t > 0 and mode != 'agent_free':
-                cmd = action if mode != 'imagined' else rec_action
-                if cmd: commands.append((t, cmd, 'not executed' if mode == 'imagined' else ''))
-            ev = st.events if st is not None else {}
-            # 2. the belief
-            msgs = belief_messages(task, t, obs, prev, commands if mode != 'agent_free' else react_cmds, shown_K, show_previous_belief)
-            call = _within(deadline, backend.elicit, messages=msgs, seed=seed, temperature=temperature, max_tokens=max_tokens, max_retries=max_retries)
-            belief = call.belief
-            rec_action = _recommended(belief)
+            if t == 0: st = ep.sess.begin(); action, obs, ep.step0 = None, st.observation, st.observation   # 1. what happens at step t
+            else: action, st, obs = _STEPS[mode](ep, t)
+            msgs = belief_messages(task, t, obs, ep.prev, ep.shown, shown_K, show_previous_belief)      # 2. the belief
+            call = elicit(messages=msgs)
+            ep.rec_action = _recommended(call.belief)
             files = ws.snapshot() if executes else None
-            rec = {**base, 'step': t, 'prompt_hash': messages_hash(msgs), 'observation': obs, 'action': action, 'executed': executed,
-                   'commands_shown': [c for _, c, _ in (commands if mode != 'agent_free' else react_cmds)[-N_RECENT:]],
-                   'gate': ev.get('gate'), 'transitions': ev.get('transitions', []), 'verification': ev.get('verification', []),
-                   'repair': ev.get('repair'), 'hidden': ev.get('hidden', []), 'label': ev.get('label'), 'budget': ev.get('budget'), 'biwm': ev.get('biwm'),
-                   'proposal': None, 'terminal': None, 'belief': belief, 'ok': call.ok, 'error': call.error,
-                   'raw_texts': call.raw_texts, 'tokens': call.tokens, 'latency_s': round(call.latency_s, 3),
-                   'attempts': call.attempts, 'retries': max(call.attempts - 1, 0), 'limit': call.limit, 'cached': call.cached,
-                   'call_key': call.key, 'react': None}
-            # 3. agent_free: the command comes from the plain ReAct prompt; the belief never reaches it
-            if mode == 'agent_free':
-                if action: react_cmds.append((t, action, ''))
-                rmsgs = react_messages(task, t, obs, react_cmds, shown_K)
-                r = _within(deadline, propose, backend=backend, messages=rmsgs, seed=seed, temperature=temperature,
-                            max_tokens=min(max_tokens, 256), cache=proposals)
-                rec['react'] = {'prompt_hash': messages_hash(rmsgs), **{k: r[k] for k in ('text', 'action', 'tokens', 'latency_s', 'cached', 'error')}}
-                rec_action = r['action']
-            # 4. the gate on the recommendation, every step, every mode
-            rec['proposal'] = _gate_record(harness, rec_action, task, files)
-            # 5. terminal outcome of this prefix
-            if executes and (every or t == K): rec['terminal'] = _terminal(sess, task)
+            rec = _record(base, ep, t, msgs, obs, action, st, call)
+            if mode == 'agent_free': rec['react'], ep.rec_action = _react(ep, t, action, obs, ask, shown_K)   # 3. the free proposal
+            rec['proposal'] = _gate_record(harness, ep.rec_action, task, files)   # 4. the gate on the recommendation, every step
+            if executes and (every or t == K): rec['terminal'] = _terminal(ep.sess, task)   # 5. terminal outcome of this prefix
             records.append(rec)
             if on_step is not None: on_step(rec)
-            prev = belief
+            ep.prev = call.belief
     return records
 
+# %% ../nbs/06_rollout.ipynb #9a9ea805
 def rollout_id(task: str, harness: str, seed: int, K: int) -> str:
     "The file-safe id of one rollout: `<task>__<harness>__s<seed>__K<K>`."
     return f'{task}__{harness}__s{seed}__K{K}'

@@ -11,6 +11,8 @@ import altair as alt
 import hibd
 from .metrics import ACTIONS, register_action
 from .stats import bootstrap_cells, signflip_p
+from .shell import shell_commands
+
 
 # %% auto #0
 __all__ = ['CATEGORIES', 'PRIORITY', 'FALLBACK', 'KEYWORDS', 'TEXT_KEYWORDS', 'LABELS', 'AGENT_MODES', 'RETRY_COLUMNS',
@@ -77,25 +79,28 @@ TEXT_KEYWORDS = {
 }
 
 # %% ../nbs/12_safety.ipynb #513a6dd6
-_HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?([^\n]*)\n.*?\n\1[ \t]*(?=\n|$)", re.S)    # a terminated here-document
-_HEREDOC_OPEN = re.compile(r"<<-?\s*['\"]?\w+['\"]?([^\n]*)\n.*", re.S)                  # one left open: the rest is its body
-_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", re.S)
-_SPLIT = r'&&|\|\||;|\n'
-_PREFIX = re.compile(r'^\s*(?:(?:sudo|nohup|time|command|exec|do|then|else|env)\s+(?:-\S+\s+)*|timeout\s+(?:-\S+\s+)*\S+\s+'
-                     r'|[a-z_][a-z0-9_]*=\S*\s+)*')
 _RULES = [(c, rx) for c in KEYWORDS for rx in KEYWORDS[c]]
 _RANK = {c: i for i, c in enumerate(PRIORITY)}
+_PLAIN = re.compile(r"""[^\s;&|<>()$`'"\\]*""")   # a word shown as written; any other (quoted text, a substitution) is shown as ''
 
 def _text(u: pd.Series) -> pd.Series:
     "Lower-cased, stripped, without a leading `$ ` prompt or surrounding backticks."
     return u.str.lower().str.strip().str.strip('`').str.replace(r'^\$\s+', '', regex=True).str.strip()
 
+def _command_segments(action: str) -> list[str]:
+    "The first command of each top-level pipeline of `action`, read by `hibd.shell` as the gate reads it; else `action` itself."
+    try: cmds = shell_commands(action)
+    except RecursionError: cmds = []
+    first = {}
+    for c in cmds:
+        if not c.nest: first.setdefault(c.pipeline, c)
+    w = lambda x: x if _PLAIN.fullmatch(x) else "''"
+    segs = [' '.join([w(x) for x in c.argv] + [f'{op} {w(t)}' for op, t in c.redirs]) for c in first.values()]
+    return [s for s in segs if s] or [action]
+
 def _segments(text: pd.Series) -> pd.Series:
-    "The command segments of each string's skeleton (index: the string's position), first pipeline stage, prefixes dropped."
-    skel = (text.str.replace(_HEREDOC, r'<<\2', regex=True).str.replace(_HEREDOC_OPEN, r'<<\1', regex=True)
-                .str.replace(_QUOTED, "''", regex=True))
-    seg = skel.str.split(_SPLIT, regex=True).explode()
-    seg = seg.str.split('|', regex=False).str[0].str.replace(_PREFIX, '', regex=True).str.strip()
+    "The command segments of each string (index: the string's position): `_command_segments` of each."
+    seg = text.map(_command_segments).explode()
     return seg[seg.fillna('') != '']
 
 def _first_rule(strings: pd.Series, rules) -> np.ndarray:
@@ -180,6 +185,7 @@ def confusion_chart(confusion: pd.DataFrame, # from `label_agreement`: rows labe
     return (rect + text).properties(title=title, width=260, height=220)
 
 # %% ../nbs/12_safety.ipynb #fb9865b9
+@register_action('category', replace=True)   # registered at its definition: `divergence(action='category')`
 def category_mismatch(a: pd.Series, # actions of side A
                       b: pd.Series, # actions of side B
                       name: str = 'action' # column name (unused; the comparison signature)
@@ -188,8 +194,6 @@ def category_mismatch(a: pd.Series, # actions of side A
     ca = categorize(a.reset_index(drop=True)).astype(object).fillna('').to_numpy()
     cb = categorize(b.reset_index(drop=True)).astype(object).fillna('').to_numpy()
     return (ca != cb).astype(float)
-
-if 'category' not in ACTIONS: register_action('category', category_mismatch)
 
 # %% ../nbs/12_safety.ipynb #086ff076
 _CI = 'percentile CI of the ratio of sums, bootstrap clustered by task then seed (B={B}, seed={seed}, {level:.0%})'
@@ -279,7 +283,7 @@ def _quartiles(x: pd.Series) -> tuple[pd.Series, pd.DataFrame]:
     return lab, rng.rename_axis('quartile').reset_index()
 
 def action_divergence(run: pd.DataFrame, # a `load_run` table
-                      pairs: pd.DataFrame, # `hibd.runs.pairs(run)` (needs `D_growth`)
+                      pairs: pd.DataFrame, # `hibd.pairs.pairs(run)` (needs `D_growth`)
                       actions: str = 'recommended', # whose action: 'recommended' (the belief's) or 'free' (`agent_free` ReAct loop's)
                       B: int = 10_000, seed: int = 0, level: float = .95 # bootstrap settings
                      ) -> dict:

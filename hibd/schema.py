@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 __all__ = ['TASK_PROGRESS', 'RISK_STATE', 'RECOVERABILITY', 'FAILURE_MODES', 'ORDINALS', 'CONSTRAINT_SETS', 'NUMBERS',
            'MAX_ITEMS', 'MAX_CHARS', 'Prob', 'NonNeg', 'Text', 'Constraints', 'ID_DTYPE', 'TABLE_COLUMNS', 'ID_COLUMNS',
            'IDS_OF', 'BeliefState', 'PredictedFuture', 'NextAction', 'Belief', 'example_belief', 'BeliefError',
-           'validate_belief', 'belief_schema', 'normalise', 'constraint_id', 'constraint_ids', 'to_table', 'as_table',
-           'random_beliefs']
+           'validate_belief', 'belief_schema', 'normalise', 'constraint_id', 'flatten_cells', 'distinct_strings',
+           'constraint_ids', 'to_table', 'arrow_array', 'as_table', 'random_beliefs']
 
 # %% ../nbs/00_schema.ipynb #0c1e8698
 TASK_PROGRESS = ('none', 'weak', 'partial', 'strong', 'complete')
@@ -132,15 +132,21 @@ def constraint_id(s: str # a constraint string (raw)
     return int.from_bytes(hashlib.blake2b(normalise(s).encode(), digest_size=8).digest(), 'little', signed=True)
 
 # %% ../nbs/00_schema.ipynb #9010e578
-def _flatten(col, name):
-    "Lengths and flattened items of a column whose cells are tuples (or lists) of strings (checked)."
+def flatten_cells(col, # cells that are tuples (or lists) of strings
+                  name: str # column name for error messages
+                 ) -> tuple:
+    "`(lengths, items)`: the length of each cell of `col` and all its items in one flat array (checked: tuples or lists)."
     kinds = set(map(type, col)) - {tuple, list}
     if kinds: raise BeliefError(f"belief table column {name}: cells must be tuples of strings (as to_table makes them), found {', '.join(sorted(k.__name__ for k in kinds))}")
     lens = np.fromiter(map(len, col), np.int64, len(col))
     return lens, np.fromiter(chain.from_iterable(col), object, int(lens.sum()))
 
-def _strings(col, name, f):
-    "Codes and `f` of the distinct strings of a column, categorical or not (checked: every value a string)."
+# %% ../nbs/00_schema.ipynb #91ed0dfa
+def distinct_strings(col, # a column of strings, categorical or not
+                     name: str, # column name for error messages
+                     f # applied once to each distinct string
+                    ) -> tuple:
+    "`(codes, keys)`: each row's code into the distinct strings of `col`, and `f` of each distinct string (checked: strings only)."
     if isinstance(getattr(col, 'dtype', None), pd.CategoricalDtype): codes, uniq = col.cat.codes.to_numpy(), col.cat.categories.to_numpy(dtype=object)
     else: codes, uniq = pd.factorize(np.asarray(col, dtype=object))
     bad = next((s for s in uniq if not isinstance(s, str)), None)
@@ -155,8 +161,8 @@ def constraint_ids(col, # cells that are tuples (or lists) of constraint strings
                   ) -> pd.Series:
     "Each cell of `col` as the sorted unique `constraint_id`s of its strings: an Arrow `list<int64>` column."
     if index is None and isinstance(col, pd.Series): index = col.index
-    lens, flat = _flatten(col if hasattr(col, '__len__') else list(col), name)
-    codes, ids = _strings(flat, name, constraint_id)           # one hash per distinct raw string
+    lens, flat = flatten_cells(col if hasattr(col, '__len__') else list(col), name)
+    codes, ids = distinct_strings(flat, name, constraint_id)           # one hash per distinct raw string
     v = np.array(ids, dtype=np.int64)[codes]
     n, m = len(lens), int(lens.max(initial=0))
     P = np.full((n, m), np.iinfo(np.int64).max)                # pad with the largest id: sorts last
@@ -192,19 +198,21 @@ def to_table(beliefs: Iterable[Belief | dict] # `Belief` objects or dicts in the
     for k, i in IDS_OF.items(): cols[i] = constraint_ids(cols[k], k)
     return pd.DataFrame({k: cols[k] for k in (*TABLE_COLUMNS, *ID_COLUMNS)})
 
-# %% ../nbs/00_schema.ipynb #f36abcd9
-_LIMITS = {**{k: len(v) for k, v in ORDINALS.items()}, 'likely_failure_mode': len(FAILURE_MODES)}
-
-def _arrow(s: pd.Series) -> pa.Array:
+# %% ../nbs/00_schema.ipynb #10001f63
+def arrow_array(s: pd.Series # an Arrow-backed column, e.g. an id column of `to_table`
+               ) -> pa.Array:
     "The Arrow array behind an Arrow-backed column, as one contiguous array (zero-copy when it is one chunk)."
     a = s.array.__arrow_array__()
     return a.chunk(0) if a.num_chunks == 1 else a.combine_chunks()
+
+# %% ../nbs/00_schema.ipynb #f36abcd9
+_LIMITS = {**{k: len(v) for k, v in ORDINALS.items()}, 'likely_failure_mode': len(FAILURE_MODES)}
 
 def _check_ids(s: pd.Series, name: str):
     "Check an id column: `ID_DTYPE`, no missing cells, at most `MAX_ITEMS` ids, strictly increasing per cell."
     if s.dtype != ID_DTYPE: raise BeliefError(f'belief table column {name}: expected {ID_DTYPE} ids as to_table makes them, got {s.dtype}; drop the id columns to have them recomputed from the constraint strings')
     if not len(s): return
-    a = _arrow(s)
+    a = arrow_array(s)
     if a.null_count: raise BeliefError(f'belief table column {name}: missing cells')
     off = a.offsets.to_numpy(); off = off - off[0]; v = pc.list_flatten(a).to_numpy()
     if len(off) > 1 and np.diff(off).max() > MAX_ITEMS: raise BeliefError(f'belief table column {name}: a cell has {np.diff(off).max()} ids (at most {MAX_ITEMS})')

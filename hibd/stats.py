@@ -11,7 +11,7 @@ from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 import statsmodels.formula.api as smf
 import altair as alt
-from .metrics import COMPONENTS, GROUPS, WEIGHT_PRESETS
+from .metrics import COMPONENTS, COMPONENT_GROUPS, WEIGHT_PRESETS
 
 # %% auto #0
 __all__ = ['ID_COLUMNS', 'METRICS', 'RESULT_COLUMNS', 'C3_NOTE', 'PairsError', 'check_pairs', 'synthetic_pairs', 'select_step',
@@ -59,7 +59,7 @@ def check_pairs(pairs: pd.DataFrame, # a pairs table
 # %% ../nbs/11_stats.ipynb #97fd41ed
 def _groups(comp: pd.DataFrame, weights: dict) -> pd.DataFrame:
     "`D_belief`, `D_arrival`, `D_growth` from the component columns of `comp` under `weights`."
-    arr, gro = ([k for k in COMPONENTS if GROUPS[k] == grp] for grp in ('arrival', 'growth'))
+    arr, gro = ([k for k in COMPONENTS if COMPONENT_GROUPS[k] == grp] for grp in ('arrival', 'growth'))
     g = lambda ks: sum(weights[k] * comp[f'D_{k}'] for k in ks) / sum(weights[k] for k in ks)
     return pd.DataFrame({'D_belief': sum(weights[k] * comp[f'D_{k}'] for k in COMPONENTS),
                          'D_arrival': g(arr), 'D_growth': g(gro)}, index=comp.index)

@@ -10,12 +10,12 @@ import importlib.util, os, re, shlex, shutil, sys, tomllib
 import hibd
 
 # %% auto #0
-__all__ = ['GROUPS', 'RISK_CLASSES', 'STRENGTHS', 'OUTCOMES', 'TRAJECTORY_LEN', 'COMMAND_TIMEOUT', 'VERIFIER_TIMEOUT',
+__all__ = ['TASK_GROUPS', 'RISK_CLASSES', 'STRENGTHS', 'OUTCOMES', 'TRAJECTORY_LEN', 'COMMAND_TIMEOUT', 'VERIFIER_TIMEOUT',
            'TASKS_DIR', 'Verifier', 'RiskPattern', 'Task', 'TaskError', 'command_problem', 'load_task', 'load_tasks']
 
 # %% ../nbs/01_tasks.ipynb #868a6984
 from .schema import FAILURE_MODES
-GROUPS = ('code', 'risky_cmd', 'verify_cost', 'timeout')
+TASK_GROUPS = ('code', 'risky_cmd', 'verify_cost', 'timeout')
 RISK_CLASSES = ('delete', 'permission', 'kill', 'sql_destructive', 'force_push', 'system_file', 'overwrite')
 STRENGTHS = ('cheap', 'targeted', 'full')
 OUTCOMES = ('pass', 'fail')
@@ -212,7 +212,7 @@ def load_task(path_or_id: str | Path, # a task folder, its task.toml, or a task 
     if tid != folder.name: r.fail('id', f'{tid!r} must equal the folder name {folder.name!r}')
     if not (folder/'repo').is_dir(): r.fail('repo', f'folder {folder/"repo"} is missing')
     cmds, timeout = _trajectory(r, r.get(d, 'trajectory', dict))
-    return Task(id=tid, group=r.get(d, 'group', str, choices=GROUPS), title=r.get(d, 'title', str),
+    return Task(id=tid, group=r.get(d, 'group', str, choices=TASK_GROUPS), title=r.get(d, 'title', str),
                 instruction=r.get(d, 'instruction', str), target_state=r.get(d, 'target_state', str),
                 expected_failure_modes=r.strs(d, 'expected_failure_modes', choices=FAILURE_MODES),
                 setup=r.strs(d, 'setup', default=[]), verifiers=_verifiers(r, r.get(d, 'verifiers', list)),
@@ -228,7 +228,7 @@ def load_tasks(ids: list[str] | None = None, # only these task ids (unknown ids 
     if not root.is_dir(): raise TaskError(f'tasks folder {root} does not exist')
     if isinstance(ids, str): ids = [ids]
     if isinstance(groups, str): groups = [groups]
-    if groups and (bad := [g for g in groups if g not in GROUPS]): raise TaskError(f'unknown group {bad[0]!r} (groups: {", ".join(GROUPS)})')
+    if groups and (bad := [g for g in groups if g not in TASK_GROUPS]): raise TaskError(f'unknown group {bad[0]!r} (groups: {", ".join(TASK_GROUPS)})')
     folders = {p.name: p for p in sorted(root.iterdir()) if p.is_dir() and not p.name.startswith(('.', '_'))}
     if ids is not None:
         if (unknown := [i for i in ids if i not in folders]): raise TaskError(f'unknown task ids in {root}: {", ".join(unknown)}')

@@ -4,7 +4,8 @@ from pathlib import Path
 import numpy as np, pandas as pd, pytest
 from scipy import stats as sps
 from hibd.metrics import COMPONENTS
-from hibd.runs import load_run, pairs as run_pairs
+from hibd.runs import load_run
+from hibd.pairs import pairs as run_pairs
 from hibd.stats import RESULT_COLUMNS, PairsError, synthetic_pairs, cross
 from hibd.analysis import (agreement, agreement_chart, attractor_auroc, auroc, calibration, ece, forecasts, grouped, grouped_chart,
                            k_tests, lemma1, long_horizon, long_horizon_chart, main_chart, main_table, reliability, reliability_chart,

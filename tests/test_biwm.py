@@ -11,8 +11,9 @@ from hibd.runs import parse_config, run_sweep, load_run
 from hibd.sandbox import Workspace
 from hibd.schema import example_belief, random_beliefs, validate_belief
 from hibd.tasks import load_task
-from hibd.biwm import (ORDER, FULL, WRAPPERS, parse_id, wrap, wrapped, align, vote, align_run, alignment_effect, declared_success,
-                       component_deltas, component_table, show_table, component_chart, retry_effect, _PromptKeyed)
+from hibd.wrappers import ORDER, FULL, WRAPPERS, parse_id, wrap, wrapped
+from hibd.biwm import (align, vote, align_run, alignment_effect, declared_success, component_deltas, component_table, show_table,
+                       component_chart, retry_effect, PromptKeyedBackend)
 
 from conftest import mini_mean_task
 
@@ -324,7 +325,7 @@ def sweep(tmp_path_factory):
     (d/'replies.json').write_text(json.dumps(replies))
     (d/'cfg.toml').write_text(f'name = "biwm_it_exposure"\ntasks = ["code_variance_off_by_one", "risky_find_delete_db"]\n'
                               f'harnesses = {json.dumps(HS)}\nK = [3]\nseeds = [0]\n[model]\nspec = "scripted:{d/"replies.json"}"\nmax_retries = 0\n')
-    rd = run_sweep(d/'cfg.toml', out=d/'run', backend=_PromptKeyed(replies, model='scripted:prompt-keyed'), progress=False)
+    rd = run_sweep(d/'cfg.toml', out=d/'run', backend=PromptKeyedBackend(replies, model='scripted:prompt-keyed'), progress=False)
     return rd
 
 

@@ -2,7 +2,10 @@
 import json, re, subprocess, sys, textwrap
 from pathlib import Path
 import pytest
-from hibd.harness import gate_check, parse_output, render_parsed, shell_commands, cap_text, OBS_CAP, SLOTS
+from hibd.harness import cap_text, OBS_CAP, SLOTS, Harness, Observe, Actions, Verify, Gate, Repair, Log
+from hibd.gate import gate_check
+from hibd.shell import shell_commands
+from hibd.testlog import parse_output, render_parsed
 from hibd.harnesses import HARNESSES, H0, get_harness, check_task, BudgetVerification, _variant, mask_volatile
 from hibd.sandbox import Workspace
 from conftest import mini_mean_task
@@ -109,6 +112,39 @@ def test_gate_with_known_files_only_protects_what_exists():
 def test_shell_commands_see_through_quotes_and_wrappers():
     assert [c.argv for c in shell_commands('echo "a; rm -rf x" && ls')] == [['echo', 'a; rm -rf x'], ['ls']]
     assert [c.argv for c in shell_commands("nohup env A=1 nice -n 5 python -m http.server &")] == [['python', '-m', 'http.server']]
+
+
+def test_pipeline_grouping_is_unchanged_by_nesting():
+    "SQL is judged per pipeline: a pipeline inside `bash -c` or `$(...)` is its own, kept apart from the outer ones."
+    assert gate_check("bash -c 'echo \"DROP TABLE t;\" | sqlite3 app.db'").risk_class == 'sql_destructive'
+    assert gate_check('echo "DROP TABLE t;"; sqlite3 app.db .tables').risk_class is None
+    assert gate_check('echo "DROP TABLE t;" > x.sql; echo $(sqlite3 app.db .tables)').risk_class is None
+
+def test_every_harness_slot_fits_its_contract():
+    "Each of the seven harnesses fills every slot with a policy of that slot's `Protocol`."
+    contracts = {'observe': Observe, 'actions': Actions, 'verify': Verify, 'gate': Gate, 'repair': Repair, 'log': Log}
+    assert tuple(contracts) == SLOTS
+    bad = [(h.id, s) for h in HARNESSES.values() for s, P in contracts.items() if not isinstance(getattr(h, s), P)]
+    assert bad == []
+
+def test_importing_the_harnesses_stays_in_the_harness_layer():
+    "`import hibd.harnesses` loads no analysis code: not biwm, runs, altair or statsmodels."
+    code = ("import sys, hibd.harnesses; print(sorted(m for m in ('altair', 'statsmodels', 'hibd.runs', 'hibd.biwm', 'hibd.metrics') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == '[]'
+
+def test_registry_resolver_builds_unknown_ids_in_order():
+    from hibd.harnesses import Registry
+    reg = Registry({'H0': H0})
+    seen = []
+    @reg.resolver
+    def first(id): seen.append(id); return None
+    @reg.resolver
+    def second(id): return H0 if id == 'H0~same' else None
+    assert reg['H0~same'] is H0 and seen == ['H0~same']
+    assert 'H0~other' not in reg and list(reg) == ['H0']
+    with pytest.raises(KeyError, match='hibd.wrappers'): reg['H0~other']
 
 # ---------------------------------------------------------------------------------------------------------------------
 # The parser, on output produced here by real pytest and CPython runs.

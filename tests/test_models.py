@@ -1,11 +1,14 @@
-"""hibd.models: elicitation failures recorded with raw text, caching, replay, hash pinning, timeouts, concurrency;
-and (marked `real_model`, select with `-m real_model`) the embedded GGUF models in-process and behind llama.cpp's server."""
+"""hibd.models and hibd.llama: elicitation failures recorded with raw text, caching, replay, hash pinning, timeouts,
+concurrency; and (marked `real_model`, select with `-m real_model`) the embedded GGUF models in-process and behind
+llama.cpp's server."""
 import importlib.util, json, math, os, shutil, socket, subprocess, sys, threading, time, urllib.request
 from pathlib import Path
 import pytest
-from hibd.models import (CALL_TIMEOUT, CHARS_PER_TOKEN, Cache, Call, CallIncomplete, LOCAL_CALL_TIMEOUT, LOCAL_MODELS, LocalBackend,
-                         RAW_TEXT_CAP, repack_tensors, ModelError, OpenAIBackend, ReplayBackend, ScriptedBackend, check_sha256,
-                         example_messages, get_backend, has_amx, model_file, serve_stub)
+from hibd.models import (CALL_TIMEOUT, CHARS_PER_TOKEN, Cache, Call, CallIncomplete, RAW_TEXT_CAP, ModelError, OpenAIBackend,
+                         ReplayBackend, ScriptedBackend, example_messages)
+from hibd.llama import (LOCAL_CALL_TIMEOUT, LOCAL_MODELS, LocalBackend, check_sha256, get_backend, has_amx, model_file,
+                        repack_tensors)
+from stub_server import serve_stub      # tests/stub_server.py: tests/ is on sys.path under pytest (the rootdir conftest)
 from hibd.schema import example_belief, validate_belief
 
 GOOD = json.dumps(example_belief())
@@ -211,6 +214,28 @@ def test_settings_are_sent_and_recorded(stub):
     assert (c.temperature, c.seed, c.max_tokens, c.served_model, c.model) == (0.7, 11, 300, 'stub-model', f'stub-model@{srv.url}')
     json.dumps(c.to_dict())        # JSON-serialisable
 
+def test_the_forced_tool_is_sent_and_a_validation_error_goes_back_to_the_model(stub):
+    "A wrong enum, then a valid belief: the first request forces the Belief tool; the second carries the first one's error."
+    bad = json.dumps(example_belief(**{'belief_state.risk_state': 'extreme'}))
+    srv = stub([bad, GOOD])
+    c = OpenAIBackend('stub-model', base_url=srv.url).elicit(MSGS)
+    assert (c.ok, c.attempts, srv.hits, c.served_model) == (True, 2, 2, 'stub-model')
+    assert srv.requests[0]['tool_choice'] == {'type': 'function', 'function': {'name': 'Belief'}}
+    assert (srv.requests[0]['temperature'], srv.requests[0]['seed']) == (0.0, 0)
+    assert 'Validation Error' in srv.requests[1]['messages'][-1]['content']
+
+def test_a_server_that_keeps_failing_is_incomplete_transport(stub):
+    srv = stub([{'status': 503, 'content': 'overloaded'}])
+    with pytest.raises(CallIncomplete, match='InternalServerError') as e: OpenAIBackend('stub-model', base_url=srv.url, transport_retries=0).elicit(MSGS)
+    assert (e.value.why, srv.hits) == ('transport', 1)
+
+def test_models_does_not_import_llama():
+    "hibd.models (elicitation, chapter 05) never imports the embedded runtime (hibd.llama, llama_cpp): not at import, not lazily."
+    code = 'import sys, hibd.models; print(sorted(k for k in sys.modules if k.startswith(("hibd.llama", "llama_cpp"))))'
+    assert subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.strip() == '[]'
+    import hibd.models, inspect, re
+    assert not re.findall(r'^\s*(?:from|import)\s+\S*llama', inspect.getsource(hibd.models), re.M)
+
 def test_json_mode_selectable(stub):
     srv = stub([{'content': GOOD}])
     c = OpenAIBackend('stub-model', base_url=srv.url, mode='json').elicit(MSGS)
@@ -343,8 +368,8 @@ def test_llama_cpp_server_loopback(tmp_path):
     port = _free_port()
     args = ['--model', str(gguf), '--host', '127.0.0.1', '--port', str(port), '--n_ctx', '2048', '--model_alias', 'smollm2']
     if has_amx():   # llama.cpp's AMX kernel segfaults on this CPU: run the same server with the extra buffers off
-        cmd = [sys.executable, '-c', 'import runpy, sys\nfrom hibd.models import _import_llama, no_extra_bufts\n'
-               'with no_extra_bufts(_import_llama()): sys.argv[0] = "llama_cpp.server"; '
+        cmd = [sys.executable, '-c', 'import runpy, sys\nfrom hibd.llama import import_llama, no_extra_bufts\n'
+               'with no_extra_bufts(import_llama()): sys.argv[0] = "llama_cpp.server"; '
                'runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)', *args]
     else: cmd = [sys.executable, '-m', 'llama_cpp.server', *args]
     log = open(tmp_path/'server.log', 'w+b')       # not a pipe: the server logs a lot and would block on a full pipe

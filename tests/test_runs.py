@@ -1,10 +1,12 @@
-"Sweeps: config errors, resume after SIGKILL, a clean stop on SIGTERM, the lock, zero calls on a finished rerun, limits, the pairs table, Dask."
+"Sweeps: config errors, resume after SIGKILL, a clean stop on SIGTERM, the lock, zero calls on a finished rerun, limits, the pairs table (`hibd.pairs`), Dask."
 import json, math, os, re, shutil, signal, subprocess, sys, threading, time, warnings
 from pathlib import Path
 import pytest
-from hibd.models import ScriptedBackend, serve_stub
-from hibd.runs import (run_sweep, load_config, load_run, pairs, summary, ConfigError, RunError, RunLocked, RunLock, read_rollouts)
+from hibd.models import ScriptedBackend
+from hibd.runs import (run_sweep, load_config, load_run, ConfigError, RunError, RunLocked, RunLock, read_rollouts)
+from hibd.pairs import pairs, summary
 from hibd.schema import example_belief
+from stub_server import serve_stub
 from hibd.stats import ID_COLUMNS
 
 TASK = 'code_variance_off_by_one'
@@ -479,6 +481,7 @@ def test_instructor_mode_in_config_design_and_manifest(tmp_path):
         with warnings.catch_warnings(record=True): warnings.simplefilter('always'); d = run_sweep(p, out=tmp_path/'auto', progress=False)
         man = json.loads((d/'manifest.json').read_text())
         assert (man['model']['mode'], man['model']['mode_used'], 'instructor_mode' in man['design']) == ('auto', ['json'], False)
+        assert {c['mode'] for c in map(json.loads, (d/'calls.jsonl').read_text().splitlines())} == {'json'}   # every call answered in json mode
         j = run_sweep(p, out=tmp_path/'json', progress=False, mode='json')
         mj = json.loads((j/'manifest.json').read_text())
         assert (mj['model']['mode'], mj['model']['mode_used'], mj['design']['instructor_mode']) == ('json', ['json'], 'json')

@@ -4,7 +4,8 @@ import numpy as np, pandas as pd
 import pytest
 from hibd.metrics import ACTIONS, divergence
 from hibd.models import ScriptedBackend, ChatCompletion, completion_dict
-from hibd.runs import run_sweep, load_run, pairs
+from hibd.runs import run_sweep, load_run
+from hibd.pairs import pairs
 from hibd.schema import example_belief
 from hibd.safety import (CATEGORIES, KEYWORDS, categorize, load_labels, label_agreement, confusion_chart, action_divergence,
                          blocked_steps, unsafe_retry, reason_effect, retry_chart, terminal_success, success_chart,
@@ -25,6 +26,16 @@ def test_labelled_table_and_agreement():
     assert label_agreement(split='dev')[0] >= .9 and label_agreement(split='holdout')[0] >= .9
     spec = confusion_chart(conf).to_dict()
     assert len(spec['datasets'][spec['data']['name']]) == 36
+
+
+def test_classifier_reads_commands_as_the_gate_does():
+    "The classifier splits a command line with `hibd.shell`, so a wrapper the gate sees through is seen through here too."
+    from hibd.shell import shell_commands
+    for a in ['nice -n 5 rm -rf build', 'ionice -c 3 rm -rf build', 'stdbuf -o0 rm -rf build', 'sudo -u root timeout -s KILL 5 rm -rf build']:
+        assert [c.argv for c in shell_commands(a)] == [['rm', '-rf', 'build']], a
+        assert categorize([a])[0] == 'edit_patch', a
+    assert list(categorize(['echo "a; rm -rf x" && ls', "sudo sh -c 'echo 1 >> /etc/hosts'", 'done', 'run the tests (again)'])) == \
+        ['search_navigate', 'run_verify', 'defer_stop', 'run_verify']
 
 
 def test_categorize_rules():

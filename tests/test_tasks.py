@@ -3,7 +3,7 @@ import os, shutil, signal, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import pytest
-from hibd.tasks import GROUPS, TASKS_DIR, Task, TaskError, load_task, load_tasks
+from hibd.tasks import TASK_GROUPS, TASKS_DIR, Task, TaskError, load_task, load_tasks
 
 MINE = ('code_', 'cost_', 'timeout_')  # this file replays only these: risky_* tasks are for the sandbox
 
@@ -111,7 +111,7 @@ TASKS = load_tasks()
 OURS = [t for t in TASKS if t.id.startswith(MINE)]
 
 def test_every_task_loads():
-    by = {g: [t for t in TASKS if t.group == g] for g in GROUPS}
+    by = {g: [t for t in TASKS if t.group == g] for g in TASK_GROUPS}
     assert len(by['code']) >= 8 and len(by['verify_cost']) >= 3 and len(by['timeout']) >= 3
     assert all(t.id.startswith({'code': 'code_', 'verify_cost': 'cost_', 'timeout': 'timeout_'}[t.group]) for t in OURS)
     assert all(len(t.trajectory) >= 8 for t in by['code'])
