@@ -562,6 +562,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                              'hibd.safety._dedupe_shared': ('safety.html#_dedupe_shared', 'hibd/safety.py'),
                              'hibd.safety._first_rule': ('safety.html#_first_rule', 'hibd/safety.py'),
                              'hibd.safety._gate_cols': ('safety.html#_gate_cols', 'hibd/safety.py'),
+                             'hibd.safety._nocap': ('safety.html#_nocap', 'hibd/safety.py'),
                              'hibd.safety._quartiles': ('safety.html#_quartiles', 'hibd/safety.py'),
                              'hibd.safety._ratio_cells': ('safety.html#_ratio_cells', 'hibd/safety.py'),
                              'hibd.safety._segments': ('safety.html#_segments', 'hibd/safety.py'),

@@ -4,7 +4,7 @@
 
 # %% ../nbs/12_safety.ipynb #c1e279cc
 from __future__ import annotations
-import os, re, warnings
+import os, re
 from pathlib import Path
 import numpy as np, pandas as pd
 import altair as alt
@@ -103,12 +103,16 @@ def _segments(text: pd.Series) -> pd.Series:
     seg = text.map(_command_segments).explode()
     return seg[seg.fillna('') != '']
 
+def _nocap(rx: str) -> str:
+    "`rx` with its groups made non-capturing: the same matches, and no pandas warning about groups (a warning filter is not thread-safe)."
+    out = re.sub(r'(?<!\\)\((?!\?)', '(?:', rx)
+    if re.compile(out).groups: raise ValueError(f'rule {rx!r}: a group could not be made non-capturing')
+    return out
+
 def _first_rule(strings: pd.Series, rules) -> np.ndarray:
     "Category of the first of `rules` matching each string (None where none does)."
     if not len(strings) or not rules: return np.full(len(strings), None, dtype=object)
-    with warnings.catch_warnings():
-        warnings.filterwarnings('ignore', 'This pattern is interpreted as a regular expression, and has match groups')
-        M = np.column_stack([strings.str.contains(rx, regex=True).to_numpy(bool) for _, rx in rules])
+    M = np.column_stack([strings.str.contains(_nocap(rx), regex=True).to_numpy(bool) for _, rx in rules])
     cats = np.array([c for c, _ in rules] + [None], dtype=object)
     return cats[np.where(M.any(1), M.argmax(1), len(rules))]
 

@@ -96,3 +96,18 @@ def test_notebooks_cite_only_what_ships():
     bad = [f'{nb.relative_to(ROOT)}: cell {i}' for nb in sorted((ROOT/'nbs').rglob('*.ipynb'))
            for i, c in enumerate(json.loads(nb.read_text())['cells']) if re.search(r'shared/(notes|seeds)', ''.join(c['source']))]
     assert not bad, bad
+
+def test_notebooks_import_only_earlier_chapters():
+    "No cell of a chapter (tests and demos included) imports from a later chapter: read in order, nothing is used before it is met."
+    order = chapters()
+    rank = {nb: i for i, nb in enumerate(sorted(order.values()))}
+    pat = re.compile(r'from\s+hibd\.(\w+)\s+import|import\s+hibd\.(\w+)|from\s+hibd\s+import\s+(\w+)')
+    bad = []
+    for nb in sorted((ROOT/'nbs').glob('*.ipynb')):
+        if nb.name not in rank: continue
+        for i, c in enumerate(json.loads(nb.read_text())['cells']):
+            if c['cell_type'] != 'code': continue
+            for m in pat.finditer(''.join(c['source'])):
+                t = next(g for g in m.groups() if g)
+                if t in order and rank[order[t]] > rank[nb.name]: bad.append(f'{nb.name} cell {i} imports hibd.{t} ({order[t]})')
+    assert not bad, '\n'.join(bad)
