@@ -84,13 +84,6 @@ def test_no_module_imports_by_string():
            if re.search(r"import_module\(\s*f?['\"]hibd|__import__\(", l)]
     assert not bad, bad
 
-def test_harnesses_import_no_analysis():
-    "After `import hibd.harnesses` none of altair, statsmodels, hibd.runs or hibd.biwm is loaded."
-    code = "import sys, hibd.harnesses; print(sorted(m for m in ('altair', 'statsmodels', 'hibd.runs', 'hibd.biwm') if m in sys.modules))"
-    p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=ROOT, env={**os.environ, 'PYTHONPATH': str(ROOT)})
-    assert p.returncode == 0, p.stderr
-    assert p.stdout.strip() == '[]', p.stdout
-
 def test_notebooks_cite_only_what_ships():
     "No notebook points a reader at `shared/` (notes and seeds that are not part of the project)."
     bad = [f'{nb.relative_to(ROOT)}: cell {i}' for nb in sorted((ROOT/'nbs').rglob('*.ipynb'))
