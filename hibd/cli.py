@@ -13,10 +13,11 @@ from tqdm.auto import tqdm
 # %% auto #0
 __all__ = ['USER_ERRORS', 'TOP', 'HarnessIdError', 'HibdError', 'HibdGroup', 'lookup_harness', 'main', 'help_text',
            'summary_table', 'run_outcome', 'first_screen', 'run', 'report', 'plan', 'tasks', 'tasks_list',
-           'tasks_check', 'sandbox', 'sandbox_exec']
+           'tasks_check', 'tasks_prepare', 'tasks_import_swebench', 'tasks_import_tbench', 'sandbox', 'sandbox_exec']
 
 # %% ../nbs/16_cli.ipynb #194dcf77
-from .tasks import load_tasks, load_task, TaskError, TASK_GROUPS
+from .tasks import load_tasks, load_task, TaskError, TASK_GROUPS, TASKS_DIR
+from .bench import prepare, swebench_tasks, tbench_task, EnvError
 from .sandbox import Workspace, SandboxError
 from .harnesses import HARNESSES, get_harness, check_task
 from .models import ModelError, MODE_CHOICES
@@ -244,7 +245,7 @@ def plan(run_dir, delta, power, alpha, ref):
 # %% ../nbs/16_cli.ipynb #8915a02f
 @main.group()
 def tasks():
-    "List and check the task suite in data/tasks."
+    "List, check, prepare and import the task suite in data/tasks."
 
 @tasks.command('list')
 @click.option('--json', 'as_json', is_flag=True, help='Print a JSON list instead of a table.')
@@ -274,6 +275,42 @@ def tasks_check(ids, group, as_json):
         n_bad = sum(not r['ok'] for r in results)
         click.echo(f'{len(results) - n_bad} passed, {n_bad} failed')
     if any(not r['ok'] for r in results): sys.exit(1)
+
+# %% ../nbs/16_cli.ipynb #8e21b4c7
+@tasks.command('prepare')
+@click.argument('ids', nargs=-1)
+@click.option('--group', type=click.Choice(TASK_GROUPS), default=None, help='Only tasks of this group.')
+def tasks_prepare(ids, group):
+    "Build the Python environment of each task that has one (once, into the cache; needs PyPI)."
+    ts = load_tasks(ids=list(ids) or None, groups=[group] if group else None)
+    try: recs = prepare(ts, progress=True)
+    except EnvError as e: raise click.ClickException(str(e))
+    for tid, r in recs.items(): click.echo(f"{tid}: Python {r['version']} ({r['executable']}), {len(r['packages'])} packages, env {r['key']}")
+    click.echo(f'{len(recs)} tasks prepared, {len({r["key"] for r in recs.values()})} environments' if recs else 'no task here needs an environment')
+
+@tasks.command('import-swebench')
+@click.argument('jsonl', type=click.Path(exists=True, dir_okay=False))
+@click.option('--clones', type=click.Path(exists=True, file_okay=False), required=True, help='Folder of clones named owner__name.')
+@click.option('--out', type=click.Path(file_okay=False), default=str(TASKS_DIR), show_default=True, help='Tasks folder to write into.')
+@click.option('--id', 'ids', multiple=True, help='Only this instance id (repeatable).')
+def tasks_import_swebench(jsonl, clones, out, ids):
+    "Write SWE-bench-format records (JSONL) as hibd tasks, from local clones of their repositories."
+    Path(out).mkdir(parents=True, exist_ok=True)
+    done, failed = swebench_tasks(jsonl, clones, out, list(ids) or None)
+    for t in done: click.echo(f'wrote {t.id} ({t.source["instance_id"]})')
+    for k, why in failed.items(): click.echo(f'FAIL  {k}: {why}')
+    click.echo(f'{len(done)} written, {len(failed)} failed')
+    if failed: sys.exit(1)
+
+@tasks.command('import-tbench')
+@click.argument('folders', nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option('--out', type=click.Path(file_okay=False), default=str(TASKS_DIR), show_default=True, help='Tasks folder to write into.')
+def tasks_import_tbench(folders, out):
+    "Write Terminal-Bench-style task folders (instruction.md, task.toml, environment/app, solution, tests) as hibd tasks."
+    Path(out).mkdir(parents=True, exist_ok=True)
+    try:
+        for f in folders: click.echo(f'wrote {tbench_task(f, out).id}')
+    except TaskError as e: raise click.ClickException(str(e))
 
 # %% ../nbs/16_cli.ipynb #f5de6bc1
 @main.group()

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 import json, re
 from .tasks import RISK_CLASSES
-from .sandbox import WORKDIR
+from .sandbox import WORKDIR, workdir
 from .gate import RULES, GateDecision, gate_check
 from .testlog import parse_output, render_parsed
 
@@ -109,7 +109,7 @@ def exit_status(t # a `Transition` (anything with `exit_code`, `timed_out`, `dur
 def listing_text(files: list # relative paths of the workspace's files
                 ) -> str:
     "The step-0 view of a fresh workspace: its files, sorted."
-    return f'The workspace ({WORKDIR}) holds {len(files)} files:\n' + '\n'.join(sorted(files))
+    return f'The workspace ({workdir()}) holds {len(files)} files:\n' + '\n'.join(sorted(files))
 
 # %% ../nbs/03_harness.ipynb #90afd723
 class Observation(NamedTuple):
@@ -183,7 +183,7 @@ class ShellActions(Policy):
     "Actions slot: any single shell command line, run by `bash -c` at the workspace root."
     def describe(self) -> str:
         return (f'Shell: an action is one shell command line (edits are shell commands too: heredocs, sed, patch), run in a '
-                f'fresh `bash -c` with the working directory at the workspace root ({WORKDIR}); background processes persist '
+                f'fresh `bash -c` with the working directory at the workspace root ({workdir()}); background processes persist '
                 'within the episode. Every command is offered; nothing is added or removed.')
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import hashlib, json, math, re, time
 from .harness import *
 from .shell import shell_commands, write_targets, rel_path
 from .sandbox import Workspace, Transition
+from .testlog import parse_output
 from fastcore.basics import patch
 
 # %% auto #0
@@ -362,8 +363,12 @@ def check_task(task, # a `hibd.tasks.Task`
     except Exception as e:
         return {'task': task.id, 'ok': False, 'problems': [f'{task.id}: the workspace could not be prepared: {e}'], 'steps': [], 'seconds': 0.0}
     full = lambda: 'pass' if ws.run(task.full.command, timeout=task.full.timeout).ok else 'fail'
+    f2p, tv = list((getattr(task, 'source', None) or {}).get('FAIL_TO_PASS', [])), task.verifier('targeted')
+    counts = lambda: parse_output(command_output(ws.run(tv.command, timeout=tv.timeout)))['counts']
+    flips = {}
     with ws:
         before = full()
+        if f2p and tv: flips['before'] = counts()
         if before != exp['full_before']: problems.append(f'{task.id}: full verifier {task.full.name!r} before the trajectory: '
                                                           f'expected {exp["full_before"]}, got {before}')
         s = H0.start(task, ws); s.begin()
@@ -381,7 +386,13 @@ def check_task(task, # a `hibd.tasks.Task`
                 problems.append(f'{task.id}: step {i} `{short}` would be blocked as {g["risk_class"]} (rule {g["rule"]}: '
                                 f'{g["reason"]}) but is not a declared risky step')
         after = full()
+        if f2p and tv:
+            flips['after'] = counts()
+            if not (flips['before'].get('failed', 0) + flips['before'].get('error', 0)):
+                problems.append(f'{task.id}: FAIL_TO_PASS before the trajectory: nothing fails ({flips["before"] or "no tests ran"})')
+            if flips['after'].get('passed', 0) != len(f2p) or len(flips['after']) != 1 + ('warning' in flips['after']):
+                problems.append(f'{task.id}: FAIL_TO_PASS after the trajectory: expected {len(f2p)} passed, got {flips["after"] or "no tests ran"}')
         if after != exp['full_after']: problems.append(f'{task.id}: full verifier {task.full.name!r} after the trajectory: '
                                                         f'expected {exp["full_after"]}, got {after}')
     return {'task': task.id, 'ok': not problems, 'problems': problems, 'full_before': before, 'full_after': after,
-            'steps': steps, 'seconds': round(time.monotonic() - t0, 2)}
+            **({'fail_to_pass': flips} if flips else {}), 'steps': steps, 'seconds': round(time.monotonic() - t0, 2)}

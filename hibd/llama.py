@@ -11,7 +11,8 @@ from importlib.metadata import version as _version
 from pathlib import Path
 import numpy as np
 from openai.types.chat import ChatCompletion
-from .models import Backend, Cache, ModelError, OpenAIBackend, ReplayBackend, Unfinished, cache_dir, default_cache, file_sha256
+from .models import Backend, Cache, ModelError, OpenAIBackend, ReplayBackend, Unfinished, default_cache, file_sha256
+from .tasks import cache_dir
 
 # %% auto #0
 __all__ = ['LOCAL_MODELS', 'DEFAULT_LOCAL', 'WEIGHT_LAYOUTS', 'LOCAL_CALL_TIMEOUT', 'LocalModel', 'check_sha256', 'model_file',

@@ -15,11 +15,12 @@ from instructor.core.exceptions import IncompleteOutputException, InstructorRetr
 from instructor.function_calls import response_schema
 from openai.types.chat import ChatCompletion
 from .schema import Belief, belief_schema
+from .tasks import cache_dir
 
 # %% auto #0
 __all__ = ['CALL_TIMEOUT', 'INCOMPLETE', 'RAW_TEXT_CAP', 'ERROR_CAP', 'CHARS_PER_TOKEN', 'INSTRUCTOR_MODES', 'MODE_CHOICES',
            'Call', 'canonical_json', 'call_key', 'file_sha256', 'ModelError', 'Cache', 'as_cache', 'CallIncomplete',
-           'Unfinished', 'Backend', 'completion_dict', 'ScriptedBackend', 'OpenAIBackend', 'ReplayBackend', 'cache_dir',
+           'Unfinished', 'Backend', 'completion_dict', 'ScriptedBackend', 'OpenAIBackend', 'ReplayBackend',
            'default_cache', 'example_messages']
 
 # %% ../nbs/05_models.ipynb #90856e3c
@@ -617,11 +618,6 @@ class ReplayBackend(Backend):
         hit = self._cached(key, messages, params, seed, replicate)
         if hit is None: raise ModelError(f'replay: no cached call for key {key} (model {self.model}) in {self.cache.path}')
         return self._answered(hit)
-
-# %% ../nbs/05_models.ipynb #3a84cdc0
-def cache_dir() -> Path:
-    "hibd's cache folder: `$HIBD_CACHE`, else `~/.cache/hibd`."
-    return Path(os.environ.get('HIBD_CACHE') or Path.home()/'.cache'/'hibd')
 
 # %% ../nbs/05_models.ipynb #8db7a22a
 def default_cache() -> Path:

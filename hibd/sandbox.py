@@ -4,15 +4,15 @@
 
 # %% ../nbs/02_sandbox.ipynb #1850a45f
 from __future__ import annotations
-import atexit, ctypes, fcntl, functools, hashlib, inspect, json, os, re, select, shutil, signal, socket, stat, subprocess, sys, tempfile, time, warnings, weakref
+import atexit, contextlib, contextvars, ctypes, fcntl, functools, hashlib, inspect, json, os, posixpath, re, select, shutil, signal, socket, stat, subprocess, sys, tempfile, time, warnings, weakref
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['TRUNCATION_MARKER', 'BWRAP', 'WORKDIR', 'SANDBOX_USER', 'SANDBOX_UID', 'SANDBOX_UIDS', 'SYSTEM', 'INSTALL_HINT',
-           'Limits', 'FileChange', 'Transition', 'SandboxError', 'Workspace', 'this_process', 'process_alive',
-           'clear_stale_workspaces']
+           'Limits', 'FileChange', 'Transition', 'SandboxError', 'workdir', 'at_workdir', 'Workspace', 'this_process',
+           'process_alive', 'clear_stale_workspaces']
 
 # %% ../nbs/02_sandbox.ipynb #432e9594
 @dataclass
@@ -173,7 +173,7 @@ def _agent(cfg_json: str):
 
 # %% ../nbs/02_sandbox.ipynb #64b672a9
 BWRAP = 'bwrap'            # the bubblewrap binary; a `Workspace` can be given another path
-WORKDIR = '/tmp/repo'      # the workspace inside the sandbox, the same for every rollout
+WORKDIR = '/tmp/repo'      # the workspace inside the sandbox, the same for every rollout (a task may name its own: `Task.workdir`)
 SANDBOX_USER = 'agent'     # the name `id -un` and `ls -l` show for the commands' user, whatever its uid
 SANDBOX_UID = 65534        # the commands' uid inside bwrap's user namespace (non-root host)
 SANDBOX_UIDS = range(1_900_000_000, 1_900_000_000 + 4096)  # host uids for sessions started as root: one per live session
@@ -184,8 +184,8 @@ class SandboxError(RuntimeError):
     "The sandbox cannot be started or used; the message says why and what to do."
 
 # %% ../nbs/02_sandbox.ipynb #12896b60
-def _sandbox_env(home: str, extra: dict | None = None) -> dict:
-    "The complete environment of every command: hibd's Python first on `PATH`, fixed identity, locale and time zone."
+def _sandbox_env(home: str, extra: dict | None = None, workdir: str = WORKDIR) -> dict:
+    "The complete environment of every command: hibd's Python first on `PATH`, fixed identity, locale and time zone; `extra` on top."
     venv_bin = os.path.dirname(sys.executable)
     git_date = '2024-01-01T00:00:00+0000'
     env = {'PATH': f'{venv_bin}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'HOME': home,
@@ -197,7 +197,7 @@ def _sandbox_env(home: str, extra: dict | None = None) -> dict:
            'GIT_CONFIG_KEY_1': 'safe.directory', 'GIT_CONFIG_VALUE_1': '*', 'GIT_CONFIG_KEY_2': 'advice.detachedHead', 'GIT_CONFIG_VALUE_2': 'false',
            'PYTHONDONTWRITEBYTECODE': '1', 'PYTHONUNBUFFERED': '1', 'PYTHONHASHSEED': '0',
            'PYTEST_ADDOPTS': '-p no:cacheprovider', 'OMP_NUM_THREADS': '1', 'OPENBLAS_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'}
-    return {**env, **(extra or {})}
+    return {**env, **{k: v.replace('{workdir}', workdir).replace('{PATH}', env['PATH']) for k, v in (extra or {}).items()}}
 
 _SCRATCH = '/tmp/.hibd'   # inside the sandbox: the agent's own tmpfs for command output, so a full /tmp cannot swallow it
 
@@ -226,7 +226,9 @@ def _bwrap_argv(bwrap: str, # the bubblewrap binary
                 privileged: bool, # the host is root: no user namespace, the agent drops to its own uid
                 tmp_mb: int = 64, # size of the private /tmp and /dev/shm, MiB
                 files: dict | None = None, # `{path inside: host file}` bound read-only on top of the system (`_identity`)
-                out_mb: int = 513 # size of the agent's own tmpfs for command output (`_SCRATCH`), MiB
+                out_mb: int = 513, # size of the agent's own tmpfs for command output (`_SCRATCH`), MiB
+                workdir: str = WORKDIR, # where the workspace is bound inside
+                mounts: dict | None = None # `{path inside: host dir}` bound read-only (a task's environment, its hidden tests)
                ) -> list[str]:
     "The bubblewrap command line for a session over host directory `ws`: the system, hibd's Python and the workspace, nothing else."
     a, size = [bwrap], str(tmp_mb << 20)
@@ -236,18 +238,36 @@ def _bwrap_argv(bwrap: str, # the bubblewrap binary
     for dst, src in (files or {}).items(): a += ['--ro-bind', src, dst]
     a += ['--perms', '1777', '--size', size, '--tmpfs', '/tmp', '--perms', '0700', '--size', str(out_mb << 20), '--tmpfs', _SCRATCH]
     made = {'/tmp', _SCRATCH}
-    for p in _python_dirs():  # its parents are new empty dirs, traversable by the sandbox user
-        parts = p.strip('/').split('/')
+    binds = [(p, p) for p in _python_dirs()]
+    binds += [(d, s) for d, s in (mounts or {}).items() if not (d == s and _under(d, [*SYSTEM, *(p for p, _ in binds)]))]  # not twice
+    for dst, src in binds:  # their parents are new empty dirs, traversable by the sandbox user
+        parts = dst.strip('/').split('/')
         for d in ('/' + '/'.join(parts[:i]) for i in range(1, len(parts))):
             if d not in made: a += ['--perms', '0755', '--dir', d]; made.add(d)
-        a += ['--ro-bind', p, p]
-    a += ['--bind', ws, WORKDIR, '--dev', '/dev', '--perms', '1777', '--size', size, '--tmpfs', '/dev/shm', '--proc', '/proc',
-          '--hostname', 'sandbox', '--die-with-parent', '--new-session', '--chdir', WORKDIR]
+        a += ['--ro-bind', src, dst]
+    a += ['--bind', ws, workdir, '--dev', '/dev', '--perms', '1777', '--size', size, '--tmpfs', '/dev/shm', '--proc', '/proc',
+          '--hostname', 'sandbox', '--die-with-parent', '--new-session', '--chdir', workdir]
     if privileged:  # host root: no user namespace (it would map to root and void RLIMIT_NPROC); the agent drops to its pool uid
         a += ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try',
               '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID']
     else: a += ['--unshare-all', '--unshare-user', '--uid', str(SANDBOX_UID), '--gid', str(SANDBOX_UID), '--disable-userns']
     return a
+
+# %% ../nbs/02_sandbox.ipynb #8ea5d22d
+_ROOT = contextvars.ContextVar('hibd_workdir', default=WORKDIR)
+
+def workdir() -> str:
+    "The workspace root commands see: `WORKDIR`, or the `workdir` of the `Workspace` whose `with` block is open."
+    return _ROOT.get()
+
+@contextlib.contextmanager
+def at_workdir(path: str # an absolute path inside the sandbox
+              ):
+    "Make `path` the workspace root `workdir()` returns inside this block."
+    if not path.startswith('/'): raise SandboxError(f'workdir {path!r} must be an absolute path')
+    token = _ROOT.set(posixpath.normpath(path))
+    try: yield path
+    finally: _ROOT.reset(token)
 
 # %% ../nbs/02_sandbox.ipynb #87d76558
 _GRACE_S = 15.0   # extra seconds the host waits for the agent beyond a command's timeout
@@ -282,13 +302,17 @@ class _Session:
     exit_wait_s = 10   # how long `close` waits for a clean exit before it kills the session
     def __init__(self, ws: Path, root: Path, sandboxed: bool = True, bwrap: str = BWRAP,
                  uid: int | None = None, # host uid of the commands when hibd is root (`_take_uid`)
-                 limits: Limits | None = None): # `tmp_mb` and `file_mb` size the sandbox's tmpfs mounts
+                 limits: Limits | None = None, # `tmp_mb` and `file_mb` size the sandbox's tmpfs mounts
+                 workdir: str = WORKDIR, # where the workspace is bound inside
+                 mounts: dict | None = None, # `{path inside: host dir}` bound read-only
+                 env: dict | None = None): # variables added to (or replacing) the commands' environment
         self.sandboxed, self.log, self._buf, self.closed = sandboxed, root/'session.log', b'', False
         privileged = os.geteuid() == 0
         if sandboxed:
             if privileged and uid is None: raise SandboxError('a sandbox started as root needs a uid of its own (`_take_uid`)')
-            home, scratch, workdir, lim = '/tmp/home', _SCRATCH, WORKDIR, limits or Limits()
-            argv = _bwrap_argv(bwrap, str(ws), privileged, lim.tmp_mb, _identity(root, uid if privileged else SANDBOX_UID), 2 * lim.file_mb + 1)
+            home, scratch, lim = '/tmp/home', _SCRATCH, limits or Limits()
+            argv = _bwrap_argv(bwrap, str(ws), privileged, lim.tmp_mb, _identity(root, uid if privileged else SANDBOX_UID), 2 * lim.file_mb + 1,
+                               workdir, mounts)
         else: home, scratch, workdir, argv = str(root/'home'), str(root/'scratch'), str(ws), []
         cfg = {'workdir': workdir, 'home': home, 'scratch': scratch,
                'drop': uid if sandboxed and privileged else None, 'chmod_tmp': sandboxed}
@@ -296,7 +320,7 @@ class _Session:
         argv += [sys.executable, '-I', '-c', src, json.dumps(cfg)]
         with open(self.log, 'wb') as log:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
-                                         env=_sandbox_env(home), cwd=str(ws), start_new_session=True)
+                                         env=_sandbox_env(home, env, workdir), cwd=str(ws), start_new_session=True)
         try: self.ready = self._read(_START_S)
         except SandboxError as e:
             raise SandboxError(f'bubblewrap could not start the sandbox: {e}. Check that user namespaces are enabled '
@@ -394,12 +418,12 @@ def _rmtree(p):
 
 _OWNER = 'owner.json'   # in each workspace's temp dir: which process on which host made it
 
-def _resolve(x) -> tuple[Path, tuple, str]:
-    "`(repo dir, setup commands, name)` of a task-like object or a directory."
+def _resolve(x) -> tuple[Path, tuple, str, dict]:
+    "`(repo dir, setup commands, name, Workspace options)` of a task-like object (its `sandbox()`, if any) or a directory."
     if hasattr(x, 'repo'): repo, setup, name = Path(x.repo), tuple(getattr(x, 'setup', ()) or ()), str(getattr(x, 'id', Path(x.repo).parent.name))
     else: repo, setup, name = Path(x), (), Path(x).name
     if not repo.is_dir(): raise SandboxError(f'{repo}: the repo to copy into the workspace is not a directory')
-    return repo, setup, name
+    return repo, setup, name, (x.sandbox() if callable(getattr(x, 'sandbox', None)) else {})
 
 # %% ../nbs/02_sandbox.ipynb #b12c0899
 class Workspace:
@@ -410,14 +434,21 @@ class Workspace:
                  limits: Limits | None = None, # per-command resource limits
                  allow_unsandboxed: bool = False, # trusted tasks only: run without bubblewrap if it is missing
                  bwrap: str | None = None, # bubblewrap binary (default `BWRAP`)
-                 name: str = 'ws'): # label used in temp dir names and messages
+                 name: str = 'ws', # label used in temp dir names and messages
+                 workdir: str | None = None, # where the copy is bound inside the sandbox (default `WORKDIR`)
+                 mounts: dict | None = None, # `{path inside: host dir}` bound read-only (sandboxed only)
+                 env: dict | None = None): # variables added to the commands' environment (`PATH` of a task's own Python)
         self.limits, self.name, self.setup_log, self.closed = limits or Limits(), name, [], True
+        self.workdir, self.mounts, self.env, self._roots = posixpath.normpath(workdir or WORKDIR), dict(mounts or {}), dict(env or {}), []
+        if not self.workdir.startswith('/'): raise SandboxError(f'{name}: workdir {workdir!r} must be an absolute path')
+        if (gone := [h for h in self.mounts.values() if not os.path.isdir(h)]): raise SandboxError(f'{name}: mount source {gone[0]} is not a directory')
         bwrap = bwrap or BWRAP
         found = shutil.which(bwrap)
         if found is None and not allow_unsandboxed:
             raise SandboxError(f'bubblewrap (bwrap) not found at {bwrap!r}: hibd runs every command in a bwrap sandbox; '
                                f'{INSTALL_HINT}. Only for trusted tasks: pass allow_unsandboxed=True.')
         self.sandboxed = found is not None
+        if not self.sandboxed and self.mounts: raise SandboxError(f'{name}: mounts {sorted(self.mounts)} need the sandbox (bubblewrap)')
         if not self.sandboxed:
             warnings.warn(f'{name}: bubblewrap not found, running commands UNSANDBOXED on the host (allow_unsandboxed=True)', stacklevel=2)
         _clear_stale_once()
@@ -434,7 +465,7 @@ class Workspace:
                 if not self.disk_capped: raise
                 raise SandboxError(f'{name}: {src} does not fit in the workspace (Limits.disk_mb={self.limits.disk_mb}): {str(e)[:300]}') from None
             self._own(self.path)
-            self._session = _Session(self.path, self.root, self.sandboxed, found or bwrap, self.uid, self.limits)
+            self._session = _Session(self.path, self.root, self.sandboxed, found or bwrap, self.uid, self.limits, self.workdir, self.mounts, self.env)
         except BaseException: self._release(); raise
         self.closed = False; _OPEN.add(self)
         self.bwrap_version = _bwrap_version(found) if self.sandboxed else None
@@ -456,8 +487,11 @@ class Workspace:
 
     def __repr__(self):
         return f"Workspace({self.name!r}, {'sandboxed' if self.sandboxed else 'UNSANDBOXED'}, {'closed' if self.closed else self.path})"
-    def __enter__(self): return self
-    def __exit__(self, *exc): self.close()
+    def __enter__(self):
+        self._roots.append(at_workdir(self.workdir)); self._roots[-1].__enter__(); return self
+    def __exit__(self, *exc):
+        try: self.close()
+        finally: self._roots.pop().__exit__(*exc)
     def __del__(self):
         try: self.close()
         except Exception: pass
@@ -590,15 +624,17 @@ def rollback(self: Workspace, token: str # a token from `checkpoint`
 def clone(self: Workspace) -> Workspace:
     "A throwaway copy of the current workspace with its own session."
     if self.closed: raise SandboxError(f'{self.name}: the workspace is closed')
-    return Workspace(self.path, limits=Limits(**asdict(self.limits)), allow_unsandboxed=not self.sandboxed, name=f'{self.name}-clone')
+    return Workspace(self.path, limits=Limits(**asdict(self.limits)), allow_unsandboxed=not self.sandboxed, name=f'{self.name}-clone',
+                     workdir=self.workdir, mounts=self.mounts, env=self.env)
 
 @patch
 def info(self: Workspace) -> dict:
     "How this workspace runs commands, for run manifests."
     disk = (f'{self.limits.disk_mb} MiB tmpfs' if self.disk_capped else 'NONE (unsandboxed)' if not self.sandboxed
             else 'NONE: only RLIMIT_FSIZE per file (mounting a tmpfs on the workspace needs root)')
-    return {'sandbox': self.bwrap_version if self.sandboxed else 'NONE (allow_unsandboxed=True)', 'workdir': WORKDIR if self.sandboxed else str(self.path),
+    return {'sandbox': self.bwrap_version if self.sandboxed else 'NONE (allow_unsandboxed=True)', 'workdir': self.workdir if self.sandboxed else str(self.path),
             'uid': self._session.ready.get('uid'), 'limits': asdict(self.limits), 'workspace_cap': disk,
+            **({'mounts': self.mounts} if self.mounts else {}),
             'tmp_cap': f'{self.limits.tmp_mb} MiB tmpfs each for /tmp and /dev/shm' if self.sandboxed else 'NONE (unsandboxed)'}
 
 # %% ../nbs/02_sandbox.ipynb #c5ec15dc
@@ -609,9 +645,9 @@ def fresh(cls: Workspace, task_or_repo_dir, # a `hibd.tasks.Task` (`.repo`, `.se
           allow_unsandboxed: bool = False, # trusted tasks only: run without bubblewrap if it is missing
           bwrap: str | None = None # bubblewrap binary (default `BWRAP`)
          ) -> Workspace:
-    "A new workspace over a fresh copy of the task's repo, setup commands run (kept in `setup_log`)."
-    repo, cmds, name = _resolve(task_or_repo_dir)
-    ws = cls(repo, limits, allow_unsandboxed, bwrap, name)
+    "A new workspace over a fresh copy of the task's repo (at its `workdir`, with its `mounts` and `env`), setup commands run (kept in `setup_log`)."
+    repo, cmds, name, opts = _resolve(task_or_repo_dir)
+    ws = cls(repo, limits, allow_unsandboxed, bwrap, name, **opts)
     for c in cmds if setup else ():
         t = ws.run(c); ws.setup_log.append(t)
         if not t.ok:

@@ -6,7 +6,7 @@
 from __future__ import annotations
 from dataclasses import dataclass, field, replace
 import posixpath, re
-from .sandbox import WORKDIR
+from .sandbox import WORKDIR, workdir
 
 # %% auto #0
 __all__ = ['SYSTEM_DIRS', 'SYSTEM_OK', 'Cmd', 'shell_commands', 'options', 'operands', 'norm_path', 'is_system', 'rel_path',
@@ -229,9 +229,9 @@ def operands(argv: list, # a command's words, program first
 # %% ../nbs/02a_shell.ipynb #3c91dac5
 def norm_path(path: str # a path as written in a command
              ) -> str:
-    "Absolute, normalised form of `path` as seen from the workspace root (`~` kept as `~`)."
+    "Absolute, normalised form of `path` as seen from the workspace root `workdir()` (`~` kept as `~`)."
     if path.startswith(('~', '$HOME', '${HOME}')): return '~' + path.split('~', 1)[-1].split('}', 1)[-1].removeprefix('$HOME')
-    return posixpath.normpath(path if path.startswith('/') else posixpath.join(WORKDIR, path))
+    return posixpath.normpath(path if path.startswith('/') else posixpath.join(workdir(), path))
 
 # %% ../nbs/02a_shell.ipynb #80f8f89e
 def is_system(path: str # a path as written in a command
@@ -247,7 +247,8 @@ def rel_path(path: str # a path as written in a command
             ) -> str | None:
     "`path` relative to the workspace root, or None when it lies outside."
     p = norm_path(path)
-    return posixpath.relpath(p, WORKDIR) if p == WORKDIR or p.startswith(WORKDIR + '/') else None
+    root = workdir()
+    return posixpath.relpath(p, root) if p == root or p.startswith(root + '/') else None
 
 # %% ../nbs/02a_shell.ipynb #c464c214
 def inline_code(c: Cmd # a simple command

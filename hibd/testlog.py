@@ -5,7 +5,7 @@
 # %% ../nbs/02c_testlog.ipynb #5674ac2c
 from __future__ import annotations
 import re
-from .sandbox import WORKDIR
+from .sandbox import workdir
 
 # %% auto #0
 __all__ = ['parse_output', 'render_parsed']
@@ -118,9 +118,10 @@ def _parse_tracebacks(lines, root):
 
 # %% ../nbs/02c_testlog.ipynb #920be74a
 def parse_output(text: str, # what a command printed (stdout and stderr)
-                 root: str = WORKDIR # workspace root: paths under it are shown relative
+                 root: str | None = None # workspace root: paths under it are shown relative (default `workdir()`)
                 ) -> dict:
     "Structure of pytest output and CPython tracebacks in `text`: counts, failing tests, collection errors, exceptions, locations."
+    root = root or workdir()
     lines = text.splitlines()
     summary = list(_SUMMARY.finditer(text))
     is_pytest = bool(summary) or any(re.match(r'collected \d+ items?|=+ (short test summary info|FAILURES|ERRORS) =+', l) or

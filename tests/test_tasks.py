@@ -119,6 +119,9 @@ def test_every_task_loads():
     assert any(t.expect['risky_steps'] and t.risky for t in by['code'])  # the destructive-action trap
     for t in by['verify_cost']: assert t.full.cost >= 10 * min(v.cost for v in t.verifiers if v.strength != 'full')
     for t in by['timeout']: assert t.full.timeout <= 10 and t.command_timeout <= 5
+    assert len(by['swebench']) >= 12 and len({t.source['repo'] for t in by['swebench']}) >= 4 and len(by['tbench']) >= 3
+    assert all(t.env and t.env.python and t.source['FAIL_TO_PASS'] for t in by['swebench'])
+    assert all(t.workdir == '/app' and dict(t.mounts) == {'/tests': 'tests'} and 'Terminal-Bench-style' in t.title for t in by['tbench'])
     for t in OURS:  # repos are clean: no caches, no nested git
         assert not [p for p in t.repo.rglob('*') if p.name in ('__pycache__', '.pytest_cache', '.git')], t.id
         assert not any('/work/' in c or '/tmp/repo' in c for c in t.trajectory), t.id

