@@ -42,6 +42,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                             'hibd.bench._pytest': ('bench.html#_pytest', 'hibd/bench.py'),
                             'hibd.bench._run': ('bench.html#_run', 'hibd/bench.py'),
                             'hibd.bench._source': ('bench.html#_source', 'hibd/bench.py'),
+                            'hibd.bench._statement': ('bench.html#_statement', 'hibd/bench.py'),
                             'hibd.bench._tar_xz': ('bench.html#_tar_xz', 'hibd/bench.py'),
                             'hibd.bench.find_python': ('bench.html#find_python', 'hibd/bench.py'),
                             'hibd.bench.offline_statement': ('bench.html#offline_statement', 'hibd/bench.py'),

@@ -202,6 +202,16 @@ def _env_of(rec: dict) -> dict:
     return {'python': spec['python'], 'packages': pkgs, 'path': [SOURCE_ROOT.get(rec['repo'], '.')]}
 
 # %% ../nbs/01a_bench.ipynb #9b8a4513
+def _statement(rec: dict) -> tuple[str, str, list, str]:
+    "`(title, statement, message lines removed, what the statement is)`: the issue text where the record has it, else the offline one."
+    if rec.get('problem_statement', '').strip():
+        text = rec['problem_statement'].strip()
+        return text.splitlines()[0][:200], text, [], 'the statement above is the issue text'
+    title = rec.get('hibd_title') or rec['instance_id']
+    statement, removed = offline_statement(title, rec.get('hibd_fix_message', ''), rec['patch'])
+    more = ' and what remains of the fix commit message' if statement != title.strip() else ''
+    return title, statement, removed, f'the issue text is not available here; the statement above is the issue title{more}'
+
 def _source(rec: dict, statement_removed: list) -> dict:
     keep = ('instance_id', 'repo', 'version', 'base_commit', 'created_at', 'FAIL_TO_PASS', 'PASS_TO_PASS')
     src = {k: rec[k] for k in keep if k in rec}
@@ -221,15 +231,12 @@ def swebench_task(rec: dict, # a SWE-bench-format record (dataset field names; `
     if (miss := [f for f in SWEBENCH_FIELDS if f not in rec]): raise TaskError(f"{rec.get('instance_id', '?')}: missing field {miss[0]!r}")
     if not rec['FAIL_TO_PASS']: raise TaskError(f"{rec['instance_id']}: FAIL_TO_PASS is empty")
     tid = swebench_id(rec['instance_id']); folder = Path(out)/tid
-    title = rec.get('hibd_title') or rec.get('problem_statement', '').strip().splitlines()[0] if (rec.get('hibd_title') or rec.get('problem_statement')) else rec['instance_id']
-    statement, removed = offline_statement(title, rec.get('hibd_fix_message', ''), rec['patch'])
-    if rec.get('problem_statement') and not rec.get('hibd_title'): statement, removed = rec['problem_statement'].strip(), []
+    title, statement, removed, told = _statement(rec)
     ver = swebench_verifiers(rec, rec.get('hibd_test_seconds', 10.0))
     tests = '\n'.join(f'- {t}' for t in rec['FAIL_TO_PASS'][:10]) + (f'\n- ... ({len(rec["FAIL_TO_PASS"]) - 10} more)' if len(rec['FAIL_TO_PASS']) > 10 else '')
     doc = {'id': tid, 'group': 'swebench', 'title': title[:200],
            'instruction': f"{statement}\n\nMake these failing tests pass without breaking the others:\n{tests}\n\n"
-                          f"(SWE-bench Verified {rec['instance_id']}, rebuilt offline: the issue text is not available here; the statement above is "
-                          f"the issue title{' and what remains of the fix commit message' if statement.count(chr(10)) else ''}.)",
+                          f"(SWE-bench Verified {rec['instance_id']}, rebuilt offline: {told}.)",
            'target_state': 'the FAIL_TO_PASS tests pass and the PASS_TO_PASS tests still pass',
            'expected_failure_modes': ['wrong_file_patch', 'test_loop'],
            'setup': ['git init -q && git add -A && git commit -qm init'],

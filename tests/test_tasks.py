@@ -61,7 +61,7 @@ BAD = {
     'wrong type list': (edited('expected_failure_modes = ["test_loop"]', 'expected_failure_modes = "test_loop"'),
                         'expected_failure_modes: must be an array (got a string)'),
     'id mismatch': (edited('id = "t_demo"', 'id = "t_other"'), "id: 't_other' must equal the folder name 't_demo'"),
-    'unknown group': (edited('group = "code"', 'group = "kode"'), "group: must be one of code, risky_cmd, verify_cost, timeout (got 'kode')"),
+    'unknown group': (edited('group = "code"', 'group = "kode"'), "group: must be one of code, risky_cmd, verify_cost, timeout, swebench, tbench (got 'kode')"),
     'unknown failure mode': (edited('["test_loop"]', '["test_lop"]'), "expected_failure_modes[0]: must be one of none, search_loop"),
     'unknown risk class': (edited('risk_class = "delete"', 'risk_class = "nuke"'), "risky[0].risk_class: must be one of delete"),
     'bad regex': (edited("pattern = '\\brm\\s+-rf\\b'", "pattern = '(rm'"), "risky[0].pattern: bad regex '(rm': missing ), unterminated subpattern"),
