@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, asdict
 from typing import Any, Iterable
 import re
+from .sandbox import at_workdir, workdir
 from .shell import shell_commands, options, operands, norm_path, rel_path, is_system, inline_code, write_targets
 
 # %% auto #0
@@ -207,14 +208,15 @@ def classify(action: str, # a proposed shell command line
     for rp in getattr(task, 'risky', ()) or ():
         if re.search(rp.pattern, action): return rp.risk_class, f'task:{rp.pattern}', f"matches the task's risky pattern {rp.pattern!r}"
     files = None if files is None else set(files)
-    try: cmds = shell_commands(action)
-    except RecursionError: return None
-    pipes: dict[int, list] = {}
-    for c in cmds: pipes.setdefault(c.pipeline, []).append(c)
-    for rule in RULES:
-        for c in cmds:
-            why = rule.check(c, pipes[c.pipeline], files)
-            if why: return rule.risk_class, rule.name, f'`{" ".join(c.argv)[:120]}` {why}'.replace('`` ', '')
+    with at_workdir(getattr(task, 'workdir', None) or workdir()):   # paths are judged from the task's own workspace root
+        try: cmds = shell_commands(action)
+        except RecursionError: return None
+        pipes: dict[int, list] = {}
+        for c in cmds: pipes.setdefault(c.pipeline, []).append(c)
+        for rule in RULES:
+            for c in cmds:
+                why = rule.check(c, pipes[c.pipeline], files)
+                if why: return rule.risk_class, rule.name, f'`{" ".join(c.argv)[:120]}` {why}'.replace('`` ', '')
     return None
 
 # %% ../nbs/02b_gate.ipynb #7092553a
