@@ -274,13 +274,14 @@ def swebench_tasks(jsonl: str | Path, # SWE-bench-format records, one per line
 # %% ../nbs/01a_bench.ipynb #10b49a3d
 def solution_blocks(script: str # a `solve.sh`
                    ) -> list[str]:
-    "The steps of `script`: its blocks between lines `# ---`, shebang and `set` lines dropped, empty blocks skipped."
+    "The steps of `script`: its blocks between lines `# ---`, without shebang, `set` lines and each block's leading comments."
     blocks = [[]]
     for line in script.splitlines():
         if line.strip() == '# ---': blocks.append([]); continue
         if line.startswith('#!') or re.fullmatch(r'set\s+-[euxo\s\w]*', line.strip()): continue
         blocks[-1].append(line)
-    return [b for b in ('\n'.join(x).strip() for x in blocks) if b]
+    strip = lambda b: b[next((i for i, l in enumerate(b) if l.strip() and not l.lstrip().startswith('#')), len(b)):]
+    return [b for b in ('\n'.join(strip(x)).strip() for x in blocks) if b]
 
 # %% ../nbs/01a_bench.ipynb #8083cbfe
 def tbench_task(src: str | Path, # a Terminal-Bench-style task folder (instruction.md, task.toml, environment/app, solution, tests)
