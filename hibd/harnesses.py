@@ -390,7 +390,7 @@ def check_task(task, # a `hibd.tasks.Task`
             flips['after'] = counts()
             if not (flips['before'].get('failed', 0) + flips['before'].get('error', 0)):
                 problems.append(f'{task.id}: FAIL_TO_PASS before the trajectory: nothing fails ({flips["before"] or "no tests ran"})')
-            if flips['after'].get('passed', 0) != len(f2p) or len(flips['after']) != 1 + ('warning' in flips['after']):
+            if flips['after'].get('passed', 0) != len(f2p) or flips['after'].get('failed') or flips['after'].get('error'):
                 problems.append(f'{task.id}: FAIL_TO_PASS after the trajectory: expected {len(f2p)} passed, got {flips["after"] or "no tests ran"}')
         if after != exp['full_after']: problems.append(f'{task.id}: full verifier {task.full.name!r} after the trajectory: '
                                                         f'expected {exp["full_after"]}, got {after}')
