@@ -99,15 +99,17 @@ def summary(run_dir: str | Path, # a run directory
     return t.reset_index(drop=True)
 
 # %% ../nbs/11a_pairs.ipynb #c0f7a1e2
-def copy_rates(run: pd.DataFrame # a `load_run` table
+def copy_rates(run: pd.DataFrame, # a `load_run` table
+               by: str | list[str] = 'harness' # the columns to group by, e.g. `['harness', 'seed']`
               ) -> pd.DataFrame:
-    "Per harness: `copy_rate` (belief equal to the previous step's), `action_change_rate`, and `n` consecutive valid step pairs."
+    "Per `by` group: `copy_rate` (belief equal to the previous step's), `action_change_rate`, and `n` consecutive valid step pairs."
     r = run.drop_duplicates(['rollout_id', 'step']).sort_values(['rollout_id', 'step'], kind='stable')
     ok = (r.ok.astype(bool) & r.belief.notna()).to_numpy()
     key = np.array([json.dumps(b, sort_keys=True) if k else None for b, k in zip(r.belief, ok)], dtype=object)
     act = np.array([(b.get('next_action_recommendation') or {}).get('action') if k else None for b, k in zip(r.belief, ok)], dtype=object)
     same_ro = (r.rollout_id.to_numpy()[1:] == r.rollout_id.to_numpy()[:-1]) & (r.step.to_numpy()[1:] == r.step.to_numpy()[:-1] + 1)
     use = same_ro & ok[1:] & ok[:-1]
-    d = pd.DataFrame({'harness': r.harness.to_numpy()[1:][use], 'copy': (key[1:] == key[:-1])[use], 'change': (act[1:] != act[:-1])[use]})
-    g = d.groupby('harness', sort=True)
+    by = [by] if isinstance(by, str) else list(by)
+    d = pd.DataFrame({**{b: r[b].to_numpy()[1:][use] for b in by}, 'copy': (key[1:] == key[:-1])[use], 'change': (act[1:] != act[:-1])[use]})
+    g = d.groupby(by, sort=True)
     return pd.DataFrame({'copy_rate': g['copy'].mean(), 'action_change_rate': g['change'].mean(), 'n': g.size()}).reset_index()

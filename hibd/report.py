@@ -605,13 +605,20 @@ def _excess(d: RunData, s: Section):
 
 # %% ../nbs/15_report.ipynb #46f6cef2
 def _copying(d: RunData, s: Section):
-    "The copy rates of `d` into `s`, with one sentence on their range."
+    "The copy rates of `d` into `s`, with one sentence on their range by harness, and one by seed where there are several."
     _has_steps(d)
     t = _given(copy_rates(d.run), 'no two consecutive steps with valid beliefs')
     s.text(f'The model repeats its previous belief word for word in {t.copy_rate.min():.0%}–{t.copy_rate.max():.0%} of the steps '
            f'(by harness) and changes its recommended action in {t.action_change_rate.min():.0%}–{t.action_change_rate.max():.0%}: '
            'where copying is high, differences at large K are mostly step-0 differences carried forward.')
     s.table('copy_rates', t, 'Per harness: share of steps whose belief equals the previous step\'s, share whose recommended action changed')
+    if d.run.seed.nunique() < 2: return
+    bs = copy_rates(d.run, by='seed').sort_values('copy_rate', kind='stable')
+    lo, hi = bs.iloc[0], bs.iloc[-1]
+    s.text(f'By seed the copy rate runs from {lo.copy_rate:.0%} (seed {lo.seed}) to {hi.copy_rate:.0%} (seed {hi.seed}). '
+           'Every call at one seed replays the same random draws (chapter 11a), so a seed copies, or does not, '
+           'across all of its rollouts. A K trend read from one seed describes that seed.')
+    s.table('copy_rates_by_seed', bs.reset_index(drop=True), 'Per seed, all harnesses together: the same two rates')
 
 # %% ../nbs/15_report.ipynb #30c59186
 def _main(d: RunData, s: Section, success):
