@@ -487,3 +487,21 @@ def test_instructor_mode_in_config_design_and_manifest(tmp_path):
         assert (mj['model']['mode'], mj['model']['mode_used'], mj['design']['instructor_mode']) == ('json', ['json'], 'json')
         with pytest.raises(ConfigError, match=r"instructor_mode: None -> 'tools'"): run_sweep(p, out=d, progress=False, mode='tools')
     finally: srv.shutdown()
+
+
+def test_reproduce_tool_says_whether_recorded_calls_come_back(tmp_path):
+    "`tools/reproduce.py` re-asks a rollout's first steps with no cache: the same replies pass, a changed recorded reply fails."
+    d = run_sweep(write_config(tmp_path), out=tmp_path/'run', progress=False)
+    rid, tool = f'{TASK}__H0__s1__K3', Path(__file__).parents[1]/'tools'/'reproduce.py'
+    ask = lambda out: subprocess.run([sys.executable, str(tool), str(d), rid, '--steps', '2', '--out', str(out)], capture_output=True, text=True)
+    r = ask(tmp_path/'same.json')
+    assert r.returncode == 0, r.stderr
+    res = json.loads((tmp_path/'same.json').read_text())
+    assert res['reproduced'] is True and [s['step'] for s in res['steps']] == [0, 1] and all(s['same_raw'] for s in res['steps'])
+    f = d/'rollouts'/f'{rid}.jsonl'
+    recs = [json.loads(x) for x in f.read_text().splitlines()]
+    recs[1]['raw_texts'] = ['{"something": "else"}']
+    f.write_text(''.join(json.dumps(x) + '\n' for x in recs))
+    r = ask(tmp_path/'changed.json')
+    steps = json.loads((tmp_path/'changed.json').read_text())['steps']
+    assert r.returncode == 1 and [s['same_raw'] for s in steps] == [True, False] and all(s['same_key'] for s in steps)
