@@ -17,9 +17,9 @@ from .sandbox import Workspace
 from .tasks import Task, load_task
 
 # %% auto #0
-__all__ = ['SYSTEM_PROMPT', 'N_RECENT', 'MODES', 'REACT_PROMPT', 'RECORD_FIELDS', 'render_belief', 'render_commands',
-           'belief_messages', 'messages_hash', 'leaked_words', 'react_messages', 'parse_action', 'ProposalCache',
-           'propose', 'Stopped', 'rollout', 'rollout_id']
+__all__ = ['SYSTEM_PROMPT', 'N_RECENT', 'MODES', 'REACT_PROMPT', 'RECORD_FIELDS', 'SEED_STREAMS', 'render_belief',
+           'render_commands', 'belief_messages', 'messages_hash', 'leaked_words', 'react_messages', 'parse_action',
+           'ProposalCache', 'propose', 'Stopped', 'step_seed', 'rollout', 'rollout_id']
 
 # %% ../nbs/06_rollout.ipynb #9968837f
 SYSTEM_PROMPT = ('You are a coding agent working in a shell on a small Python repository. At every step you see the '
@@ -216,6 +216,15 @@ def _agent_free_step(ep: _Episode, t: int) -> tuple:
 _STEPS = {'replay': _replay_step, 'imagined': _imagined_step, 'agent': _agent_step, 'agent_free': _agent_free_step}
 assert tuple(_STEPS) == MODES
 
+# %% ../nbs/06_rollout.ipynb #e18dfe8b
+SEED_STREAMS = ('rollout', 'step')
+
+def step_seed(seed: int, # the rollout's seed (>= 0)
+              step: int # the step whose calls it seeds
+             ) -> int:
+    "The call seed of `step` under `seed_stream='step'`: a hash of (`seed`, `step`) in [0, 2**31)."
+    return int.from_bytes(hashlib.sha256(f'hibd-step-seed:{seed}:{step}'.encode()).digest()[:4], 'big') >> 1
+
 # %% ../nbs/06_rollout.ipynb #93488e71
 def _record(base: dict, ep: _Episode, t: int, msgs: list, obs: str, action: str | None, st, call: Call) -> dict:
     "The step record of step `t` (SPEC §5) before its proposal and terminal outcome are known."
@@ -254,18 +263,21 @@ def rollout(task: Task | str, # a task or task id
             proposals: ProposalCache | str | Path | None = None, # cache of agent_free proposals
             limits=None, # sandbox `Limits`
             show_previous_belief: bool = True, # the prompt shows the previous belief (the paper's protocol)
+            seed_stream: str = 'rollout', # 'rollout': every call at `seed`; 'step': step t's calls at `step_seed(seed, t)`
            ) -> list[dict]:
     "Run one rollout and return its step records (steps 0..K); `Stopped` or `CallIncomplete` if it could not finish."
     task = load_task(task) if isinstance(task, str) else task
     harness = get_harness(harness)
     if mode not in MODES: raise ValueError(f'mode: expected one of {MODES}, got {mode!r}')
+    if seed_stream not in SEED_STREAMS: raise ValueError(f'seed_stream: expected one of {SEED_STREAMS}, got {seed_stream!r}')
     if not isinstance(K, int) or K < 0: raise ValueError(f'K must be an integer >= 0, got {K!r}')
     if mode == 'replay' and K > len(task.trajectory):
         raise ValueError(f'task {task.id}: replay needs K <= {len(task.trajectory)} (its trajectory length), got K={K}')
     if isinstance(proposals, (str, Path)): proposals = ProposalCache(proposals)
     deadline = None if wall_s is None else time.monotonic() + wall_s
-    elicit = partial(_within, deadline, backend.elicit, seed=seed, temperature=temperature, max_tokens=max_tokens, max_retries=max_retries)
-    ask = partial(_within, deadline, propose, backend=backend, seed=seed, temperature=temperature, max_tokens=min(max_tokens, 256), cache=proposals)
+    call_seed = (lambda t: seed) if seed_stream == 'rollout' else (lambda t: step_seed(seed, t))
+    elicit = partial(_within, deadline, backend.elicit, temperature=temperature, max_tokens=max_tokens, max_retries=max_retries)
+    ask = partial(_within, deadline, propose, backend=backend, temperature=temperature, max_tokens=min(max_tokens, 256), cache=proposals)
     executes, every = mode != 'imagined', not announce_horizon   # horizon sharing: every prefix K needs its own terminal outcome
     shown_K = K if announce_horizon else None
     base = {'kind': 'step', 'run_id': run_id, 'rollout_id': rollout_id(task.id, harness.id, seed, K), 'task': task.id,
@@ -279,11 +291,11 @@ def rollout(task: Task | str, # a task or task id
             if t == 0: st = ep.sess.begin(); action, obs, ep.step0 = None, st.observation, st.observation   # 1. what happens at step t
             else: action, st, obs = _STEPS[mode](ep, t)
             msgs = belief_messages(task, t, obs, ep.prev, ep.shown, shown_K, show_previous_belief)      # 2. the belief
-            call = elicit(messages=msgs)
+            call = elicit(messages=msgs, seed=call_seed(t))
             ep.rec_action = _recommended(call.belief)
             files = ws.snapshot() if executes else None
             rec = _record(base, ep, t, msgs, obs, action, st, call)
-            if mode == 'agent_free': rec['react'], ep.rec_action = _react(ep, t, action, obs, ask, shown_K)   # 3. the free proposal
+            if mode == 'agent_free': rec['react'], ep.rec_action = _react(ep, t, action, obs, partial(ask, seed=call_seed(t)), shown_K)   # 3. the free proposal
             rec['proposal'] = _gate_record(harness, ep.rec_action, task, files)   # 4. the gate on the recommendation, every step
             if executes and (every or t == K): rec['terminal'] = _terminal(ep.sess, task)   # 5. terminal outcome of this prefix
             records.append(rec)

@@ -17,7 +17,7 @@ import hibd
 from .harnesses import HARNESSES, get_harness
 from .models import Backend, Cache, CallIncomplete, MODE_CHOICES, ModelError, ScriptedBackend, canonical_json, file_sha256
 from .llama import LOCAL_MODELS, get_backend
-from .rollout import MODES, ProposalCache, Stopped, rollout, rollout_id
+from .rollout import MODES, SEED_STREAMS, ProposalCache, Stopped, rollout, rollout_id
 from .sandbox import this_process
 from .tasks import TASK_GROUPS, Task, load_tasks
 
@@ -85,6 +85,7 @@ class SweepConfig(BaseModel):
     mode: Literal[MODES] = 'replay'
     announce_horizon: bool = False
     show_previous_belief: bool = True   # the prompt shows the previous belief (the paper's protocol); false: left out
+    seed_stream: Literal[SEED_STREAMS] = 'rollout'   # rollout: every call at the rollout's seed; step: a seed per step (`step_seed`)
     temperature: float = Field(0.0, ge=0)
     concurrency: int = Field(1, ge=1)
     executor: Literal['local', 'dask'] = 'local'
@@ -292,6 +293,7 @@ def _design(cfg: SweepConfig, tasks: list[Task], model_id: str) -> dict:
             'tokens_per_call': cfg.limits.tokens_per_call, 'model': model_id,
             **({'biwm_success': cfg.biwm_success} if cfg.biwm_success else {}),   # absent unless declared: older run ids stay valid
             **({} if cfg.show_previous_belief else {'show_previous_belief': False}),   # likewise absent at the default
+            **({} if cfg.seed_stream == 'rollout' else {'seed_stream': cfg.seed_stream}),   # likewise
             **({} if cfg.model.mode == 'auto' else {'instructor_mode': cfg.model.mode})}   # likewise: runs recorded in tools mode keep their id
 
 # %% ../nbs/07_runs.ipynb #7f64b72f
@@ -350,7 +352,7 @@ def run_unit(u: Unit, # the rollout
         try:
             recs = rollout(u.task, u.harness, backend, u.K, seed=u.seed, mode=design['mode'], temperature=design['temperature'],
                            announce_horizon=design['announce_horizon'], max_tokens=design['tokens_per_call'],
-                           show_previous_belief=design.get('show_previous_belief', True),
+                           show_previous_belief=design.get('show_previous_belief', True), seed_stream=design.get('seed_stream', 'rollout'),
                            max_retries=design['max_retries'], wall_s=rollout_wall_s, run_id=run_id, on_step=write, stop=stop,
                            proposals=run_dir/'proposals.jsonl')
         except BaseException:
