@@ -615,9 +615,9 @@ def _copying(d: RunData, s: Section):
     if d.run.seed.nunique() < 2: return
     bs = copy_rates(d.run, by='seed').sort_values('copy_rate', kind='stable')
     lo, hi = bs.iloc[0], bs.iloc[-1]
-    s.text(f'By seed the copy rate runs from {lo.copy_rate:.0%} (seed {lo.seed}) to {hi.copy_rate:.0%} (seed {hi.seed}). '
-           'Every call at one seed replays the same random draws (chapter 11a), so a seed copies, or does not, '
-           'across all of its rollouts. A K trend read from one seed describes that seed.')
+    s.text(f'By seed the copy rate runs from {lo.copy_rate:.0%} (seed {int(lo.seed)}) to {hi.copy_rate:.0%} (seed {int(hi.seed)}). '
+           'Every call at one seed starts from the same random draws (chapter 11a), so a seed is a random effect shared by '
+           'all of its rollouts, and a K trend read from one seed describes that seed.')
     s.table('copy_rates_by_seed', bs.reset_index(drop=True), 'Per seed, all harnesses together: the same two rates')
 
 # %% ../nbs/15_report.ipynb #30c59186
