@@ -30,7 +30,7 @@ def main():
     t0 = time.perf_counter()
     new = rollout(first['task'], first['harness'], backend, K=a.steps - 1, seed=first['seed'], mode=cfg.mode,
                   temperature=cfg.temperature, max_tokens=cfg.limits.tokens_per_call, max_retries=cfg.model.max_retries,
-                  show_previous_belief=cfg.show_previous_belief)
+                  show_previous_belief=cfg.show_previous_belief, seed_stream=cfg.seed_stream)
     rows = [{'step': r['step'], 'same_key': r['call_key'] == old[r['step']]['call_key'],
              'same_raw': r['raw_texts'] == old[r['step']]['raw_texts'], 'same_belief': r['belief'] == old[r['step']]['belief']}
             for r in new]
