@@ -46,6 +46,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                             'hibd.bench._tar_xz': ('bench.html#_tar_xz', 'hibd/bench.py'),
                             'hibd.bench.find_python': ('bench.html#find_python', 'hibd/bench.py'),
                             'hibd.bench.offline_statement': ('bench.html#offline_statement', 'hibd/bench.py'),
+                            'hibd.bench.patch_files': ('bench.html#patch_files', 'hibd/bench.py'),
                             'hibd.bench.patch_identifiers': ('bench.html#patch_identifiers', 'hibd/bench.py'),
                             'hibd.bench.prepare': ('bench.html#prepare', 'hibd/bench.py'),
                             'hibd.bench.prepare_env': ('bench.html#prepare_env', 'hibd/bench.py'),

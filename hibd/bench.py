@@ -12,8 +12,8 @@ from .tasks import Env, Task, TaskError, cache_dir, load_task, TASKS_DIR, REPO_A
 # %% auto #0
 __all__ = ['BENCH_DIR', 'SWEBENCH_FIELDS', 'SOURCE_ROOT', 'OFFLINE_LIMITS', 'EnvError', 'python_candidates', 'find_python',
            'prepare_env', 'prepare', 'swebench_specs', 'patch_identifiers', 'offline_statement', 'snapshot',
-           'test_files', 'swebench_verifiers', 'swebench_trajectory', 'swebench_id', 'swebench_task', 'swebench_tasks',
-           'solution_blocks', 'tbench_task']
+           'patch_files', 'test_files', 'swebench_verifiers', 'swebench_trajectory', 'swebench_id', 'swebench_task',
+           'swebench_tasks', 'solution_blocks', 'tbench_task']
 
 # %% ../nbs/01a_bench.ipynb #871c522a
 class EnvError(RuntimeError):
@@ -148,11 +148,15 @@ def snapshot(rec: dict, # a SWE-bench record
     return dest
 
 # %% ../nbs/01a_bench.ipynb #46fdfc16
+def patch_files(patch: str # a unified diff
+               ) -> list[str]:
+    "The files `patch` changes (its `+++ b/` paths), each once, in order."
+    return list(dict.fromkeys(re.findall(r'^\+\+\+ b/(\S+)', patch, re.M)))
+
 def test_files(rec: dict) -> list[str]:
     "The test files the record's tests live in (`hibd_test_files`, else the files its test patch touches)."
     if rec.get('hibd_test_files'): return list(rec['hibd_test_files'])
-    files = re.findall(r'^\+\+\+ b/(\S+)', rec['test_patch'], re.M)
-    return [f for f in dict.fromkeys(files) if f.endswith('.py')]
+    return [f for f in patch_files(rec['test_patch']) if f.endswith('.py')]
 
 def _pytest(args): return 'python -m pytest -q -p no:cacheprovider ' + ' '.join(shlex.quote(a) for a in args)
 
