@@ -661,6 +661,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'hibd.sandbox._mounts_under': ('sandbox.html#_mounts_under', 'hibd/sandbox.py'),
                               'hibd.sandbox._no_specials': ('sandbox.html#_no_specials', 'hibd/sandbox.py'),
                               'hibd.sandbox._proc_start': ('sandbox.html#_proc_start', 'hibd/sandbox.py'),
+                              'hibd.sandbox._python': ('sandbox.html#_python', 'hibd/sandbox.py'),
                               'hibd.sandbox._python_dirs': ('sandbox.html#_python_dirs', 'hibd/sandbox.py'),
                               'hibd.sandbox._resolve': ('sandbox.html#_resolve', 'hibd/sandbox.py'),
                               'hibd.sandbox._rmtree': ('sandbox.html#_rmtree', 'hibd/sandbox.py'),

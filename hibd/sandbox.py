@@ -184,9 +184,13 @@ class SandboxError(RuntimeError):
     "The sandbox cannot be started or used; the message says why and what to do."
 
 # %% ../nbs/02_sandbox.ipynb #12896b60
+def _python() -> str:
+    "hibd's interpreter as a clean absolute path: a `..` in `sys.executable` would climb through host dirs the sandbox lacks."
+    return os.path.normpath(os.path.abspath(sys.executable))
+
 def _sandbox_env(home: str, extra: dict | None = None, workdir: str = WORKDIR) -> dict:
     "The complete environment of every command: hibd's Python first on `PATH`, fixed identity, locale and time zone; `extra` on top."
-    venv_bin = os.path.dirname(sys.executable)
+    venv_bin = os.path.dirname(_python())
     git_date = '2024-01-01T00:00:00+0000'
     env = {'PATH': f'{venv_bin}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'HOME': home,
            'USER': SANDBOX_USER, 'LOGNAME': SANDBOX_USER, 'SHELL': '/bin/bash', 'LANG': 'C.UTF-8', 'LC_ALL': 'C.UTF-8', 'TZ': 'UTC',
@@ -317,7 +321,7 @@ class _Session:
         cfg = {'workdir': workdir, 'home': home, 'scratch': scratch,
                'drop': uid if sandboxed and privileged else None, 'chmod_tmp': sandboxed}
         src = inspect.getsource(_agent) + '\nimport sys\n_agent(sys.argv[1])\n'
-        argv += [sys.executable, '-I', '-c', src, json.dumps(cfg)]
+        argv += [_python(), '-I', '-c', src, json.dumps(cfg)]
         with open(self.log, 'wb') as log:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
                                          env=_sandbox_env(home, env, workdir), cwd=str(ws), start_new_session=True)
