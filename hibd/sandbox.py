@@ -186,7 +186,7 @@ class SandboxError(RuntimeError):
 # %% ../nbs/02_sandbox.ipynb #12896b60
 def _python() -> str:
     "hibd's interpreter as a clean absolute path: a `..` in `sys.executable` would climb through host dirs the sandbox lacks."
-    return os.path.normpath(os.path.abspath(sys.executable))
+    return os.path.abspath(sys.executable)   # abspath normalises too
 
 def _sandbox_env(home: str, extra: dict | None = None, workdir: str = WORKDIR) -> dict:
     "The complete environment of every command: hibd's Python first on `PATH`, fixed identity, locale and time zone; `extra` on top."
