@@ -4,15 +4,15 @@
 
 # %% ../nbs/02_sandbox.ipynb #1850a45f
 from __future__ import annotations
-import atexit, contextlib, contextvars, ctypes, fcntl, functools, hashlib, inspect, json, os, posixpath, re, select, shutil, signal, socket, stat, subprocess, sys, tempfile, time, warnings, weakref
+import atexit, contextlib, contextvars, ctypes, errno, fcntl, functools, hashlib, inspect, json, os, posixpath, re, select, shutil, signal, socket, stat, subprocess, sys, tempfile, time, warnings, weakref
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['TRUNCATION_MARKER', 'BWRAP', 'WORKDIR', 'SANDBOX_USER', 'SANDBOX_UID', 'SANDBOX_UIDS', 'SYSTEM', 'INSTALL_HINT',
-           'Limits', 'FileChange', 'Transition', 'SandboxError', 'workdir', 'at_workdir', 'Workspace', 'this_process',
-           'process_alive', 'clear_stale_workspaces']
+           'SESSION_LOST', 'Limits', 'FileChange', 'Transition', 'SandboxError', 'workdir', 'at_workdir', 'Workspace',
+           'this_process', 'process_alive', 'clear_stale_workspaces']
 
 # %% ../nbs/02_sandbox.ipynb #432e9594
 @dataclass
@@ -62,44 +62,145 @@ class Transition:
     @classmethod
     def from_dict(cls, d: dict) -> Transition: return cls(**{**d, 'changes': [FileChange(**c) for c in d.get('changes', [])]})
 
+# %% ../nbs/02_sandbox.ipynb #68c408f8
+_O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC   # a directory, never through a symlink
+_O_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC   # a file, not a link; a fifo put there cannot block
+_RACED = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError)   # the entry changed under us
+_ELOOP_ENOTEMPTY = (errno.ELOOP, errno.ENOTEMPTY)
+
+def _raced(e: OSError) -> bool:
+    "Did `e` come from an entry that a process in the sandbox changed meanwhile (gone, swapped for a link, refilled)?"
+    return isinstance(e, _RACED) or e.errno in _ELOOP_ENOTEMPTY
+
+def _opendir(top) -> int:
+    "A new descriptor of directory `top`: a path hibd made (the sandbox cannot change it) or a descriptor, duplicated."
+    return os.dup(top) if isinstance(top, int) else os.open(top, _O_DIR)
+
+def _at(top: int, # descriptor of the workspace root
+        rel: str # a directory under it, `/`-separated, no `..`
+       ) -> int:
+    "A descriptor of directory `rel` under `top`, opened one component at a time: a symlink on the way is an error, never followed."
+    fd = os.dup(top)
+    for part in filter(None, rel.split('/')):
+        if part in ('.', '..'): os.close(fd); raise NotADirectoryError(errno.ENOTDIR, 'not a plain relative path', rel)
+        try: nxt = os.open(part, _O_DIR, dir_fd=fd)
+        finally: os.close(fd)
+        fd = nxt
+    return fd
+
+def _names(fd: int) -> list[str]:
+    "The entries of directory descriptor `fd`, sorted."
+    try:
+        with os.scandir(fd) as it: return sorted(e.name for e in it)
+    except OSError: return []
+
+def _tree(top, # a directory path hibd made, or a descriptor of one
+          ignore=() # directory names not descended into (their entry is still yielded)
+         ):
+    "Yield `(relpath, dir_fd, name, lstat)` for every entry under `top`, depth first, by descriptor: no symlink is followed."
+    stack = [(_opendir(top), '', None)]
+    try:
+        while stack:
+            fd, rel, todo = stack[-1]
+            if todo is None: todo = _names(fd)[::-1]; stack[-1] = (fd, rel, todo)
+            if not todo: os.close(stack.pop()[0]); continue
+            name = todo.pop(); r = f'{rel}/{name}' if rel else name
+            try: st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except OSError: continue                               # gone meanwhile
+            yield r, fd, name, st
+            if stat.S_ISDIR(st.st_mode) and name not in ignore:
+                try: stack.append((os.open(name, _O_DIR, dir_fd=fd), r, None))
+                except OSError: continue                           # gone, unreadable, or swapped for a link meanwhile
+    finally:
+        for fd, *_ in stack: os.close(fd)
+
+# %% ../nbs/02_sandbox.ipynb #6b33bfc0
+def _chmod_at(dir_fd: int, name: str, mode: int):
+    "chmod entry `name` of `dir_fd` without following it (a link there is an `OSError`, as any entry changed meanwhile)."
+    try: os.chmod(name, mode, dir_fd=dir_fd, follow_symlinks=False)
+    except (ValueError, NotImplementedError): raise OSError(errno.ELOOP, 'a symlink: not changed', name) from None
+
+def _open_emptiable(dir_fd: int, name: str) -> int:
+    "Open directory `name` of `dir_fd` so that its entries can be removed (a non-root owner first makes it `rwx`)."
+    try: fd = os.open(name, _O_DIR, dir_fd=dir_fd)
+    except PermissionError:                                        # mode 000 and hibd is not root: chmod without following
+        _chmod_at(dir_fd, name, 0o700); fd = os.open(name, _O_DIR, dir_fd=dir_fd)
+    if os.geteuid() != 0 and stat.S_IMODE(os.fstat(fd).st_mode) & 0o700 != 0o700: os.fchmod(fd, 0o700)
+    return fd
+
+def _remove(dir_fd: int, # descriptor of the parent directory
+            name: str, # the entry to remove: a file, a link (never followed) or a whole directory tree
+            tries: int = 5 # how often a directory that a running process refills is emptied before it is left
+           ):
+    "Delete entry `name` of `dir_fd`, a directory with everything in it, by descriptor; an entry gone meanwhile is fine."
+    try: os.unlink(name, dir_fd=dir_fd); return
+    except IsADirectoryError: pass
+    except FileNotFoundError: return
+    try: stack = [[dir_fd, name, _open_emptiable(dir_fd, name), None, tries]]
+    except OSError as e:
+        if _raced(e): return
+        raise
+    try:
+        while stack:
+            top = stack[-1]
+            pfd, n, fd, subdirs, left = top
+            if subdirs is None:                                    # first visit: unlink what is not a directory
+                top[3] = subdirs = []
+                for c in _names(fd):
+                    try: os.unlink(c, dir_fd=fd)
+                    except IsADirectoryError: subdirs.append(c)
+                    except FileNotFoundError: pass
+            if subdirs:
+                c = subdirs.pop()
+                try: stack.append([fd, c, _open_emptiable(fd, c), None, tries])
+                except OSError as e:
+                    if not _raced(e): raise
+                    try: os.unlink(c, dir_fd=fd)                   # swapped for a link or a file meanwhile
+                    except OSError: pass
+                continue
+            try: os.rmdir(n, dir_fd=pfd)
+            except OSError as e:
+                if not _raced(e): raise
+                if e.errno == errno.ENOTEMPTY and left > 1: top[3], top[4] = None, left - 1; continue   # refilled: again
+            os.close(fd); stack.pop()
+    finally:
+        for _, _, fd, *_ in stack: os.close(fd)
+
+def _rmtree(p):
+    "Remove host directory `p` (whose parent hibd owns) and everything in it, without following any link inside."
+    p = Path(p)
+    parent = os.open(p.parent, _O_DIR)
+    try: _remove(parent, p.name)
+    finally: os.close(parent)
+
 # %% ../nbs/02_sandbox.ipynb #92190cf0
 _STABLE_NS = 100_000_000  # a file must be this old (by ctime) before its hash is cached
 
-def _walk(top, ignore=()):
-    "Yield `(relpath, stat)` for every non-directory entry under `top`, symlinks not followed, dirs in `ignore` skipped."
-    stack = ['']
-    while stack:
-        rel = stack.pop()
-        try: it = os.scandir(os.path.join(top, rel))
-        except (PermissionError, FileNotFoundError): continue
-        with it:
-            for e in it:
-                r = f'{rel}/{e.name}' if rel else e.name
-                try:
-                    if e.is_dir(follow_symlinks=False):
-                        if e.name not in ignore: stack.append(r)
-                    else: yield r, e.stat(follow_symlinks=False)
-                except FileNotFoundError: continue
-
-def _hash(path, st, cache):
-    "sha256 of a file's content (of a symlink's target string), cached by `(inode, size, mtime, ctime)`."
-    key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    hit = cache.get(path)
-    if hit is not None and hit[0] == key: return hit[1]
-    if stat.S_ISLNK(st.st_mode): h = hashlib.sha256(b'symlink:' + os.fsencode(os.readlink(path))).hexdigest()
-    else:
-        with open(path, 'rb') as f: h = hashlib.file_digest(f, 'sha256').hexdigest()
-    if time.time_ns() - st.st_ctime_ns > _STABLE_NS: cache[path] = (key, h)
+def _hash(fd: int, # descriptor of the file's directory
+          name: str, # the file (or symlink) in it
+          st: os.stat_result, # its lstat
+          cache: dict, # `{key: ((inode, size, mtime, ctime), sha256)}`
+          key: str # the file's cache key (its path relative to the workspace)
+         ) -> str:
+    "sha256 of a regular file's content (of a symlink's target string), cached by `(inode, size, mtime, ctime)`."
+    if stat.S_ISLNK(st.st_mode): return hashlib.sha256(b'symlink:' + os.fsencode(os.readlink(name, dir_fd=fd))).hexdigest()
+    sig = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    hit = cache.get(key)
+    if hit is not None and hit[0] == sig: return hit[1]
+    with open(os.open(name, _O_READ, dir_fd=fd), 'rb') as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode): raise FileNotFoundError(errno.ENOENT, 'no longer a regular file', key)
+        h = hashlib.file_digest(f, 'sha256').hexdigest()
+    if time.time_ns() - st.st_ctime_ns > _STABLE_NS: cache[key] = ((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns), h)
     return h
 
 def _snapshot(top, ignore=('.git',), cache=None) -> dict[str, str]:
-    "`{relpath: sha256}` of the regular files and symlinks under `top`."
-    cache = {} if cache is None else cache
-    out = {}
-    for rel, st in _walk(top, ignore):
-        if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)): continue  # sockets, fifos
-        try: out[rel] = _hash(os.path.join(top, rel), st, cache)
-        except (FileNotFoundError, PermissionError): continue
+    "`{relpath: sha256}` of the regular files and symlinks under `top` (a path hibd made, or a descriptor)."
+    cache, out = ({} if cache is None else cache), {}
+    for rel, fd, name, st in _tree(top, ignore):
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)): continue  # dirs, sockets, fifos
+        try: out[rel] = _hash(fd, name, st, cache, rel)
+        except OSError: continue                                  # gone, unreadable, or swapped meanwhile
     return dict(sorted(out.items()))
 
 def _diff(before: dict, after: dict) -> list[FileChange]:
@@ -108,16 +209,20 @@ def _diff(before: dict, after: dict) -> list[FileChange]:
 
 # %% ../nbs/02_sandbox.ipynb #83b0ad52
 def _agent(cfg_json: str):
-    "Serve JSON requests on stdin inside the sandbox: run commands, cap output, kill on timeout."
-    import json, os, resource, signal, subprocess, sys, time
+    "Serve JSON requests on stdin inside the sandbox, as its PID 1: run commands, cap output, kill on timeout, reap orphans."
+    import ctypes, json, os, resource, select, signal, subprocess, sys, time
     cfg = json.loads(cfg_json)
     if cfg.get('drop') is not None and os.getuid() == 0:  # privileged sandbox: become the unprivileged user
         if cfg.get('chmod_tmp'): os.chmod('/tmp', 0o1777)
         u = cfg['drop']
-        if os.path.isdir(cfg['scratch']): os.chown(cfg['scratch'], u, u)   # the output tmpfs, made by bwrap as root
         os.setgroups([]); os.setresgid(u, u, u); os.setresuid(u, u, u)
-    for d in (cfg['scratch'], cfg['home']): os.makedirs(d, exist_ok=True)
-    groups, n = [], 0
+    if cfg.get('pid1'):  # the namespace's init: no command can signal it; not dumpable: none can trace it or open its fds
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)    # PR_SET_DUMPABLE, 0
+        signal.signal(signal.SIGINT, signal.SIG_DFL)              # init ignores what it has no handler for
+    os.makedirs(cfg['home'], exist_ok=True)
+    wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    signal.set_wakeup_fd(wake_w); signal.signal(signal.SIGCHLD, lambda *a: None)   # a child's exit wakes `select`
+    groups = []
     def reply(d): sys.stdout.write(json.dumps(d) + '\n'); sys.stdout.flush()
     def killpg(pgid, proc=None):
         for i in range(300):
@@ -125,17 +230,27 @@ def _agent(cfg_json: str):
             except (ProcessLookupError, PermissionError): return
             if proc is not None and i == 0: proc.wait()
             time.sleep(0.01)
-    def capped(path, cap):
-        size = os.path.getsize(path)
+    def reap(keep=None):
+        "Collect every exited child but `keep`: orphans re-parented to PID 1 would otherwise stay zombies."
+        try:
+            while os.read(wake_r, 512): pass
+        except BlockingIOError: pass
+        while True:
+            try: info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError: return
+            if info is None or info.si_pid == keep: return
+            try: os.waitpid(info.si_pid, 0)
+            except ChildProcessError: pass
+    def capped(fd, cap):
+        size = os.fstat(fd).st_size
         head_n, tail_n = cap // 2, cap - cap // 2
-        with open(path, 'rb') as f:
-            if size <= 4 * cap:
-                text = f.read().decode('utf-8', 'replace')
-                if len(text) <= cap: return text
-                head, tail = text[:head_n], text[len(text) - tail_n:]
-            else:
-                head = f.read(4 * head_n).decode('utf-8', 'replace')[:head_n]
-                f.seek(size - 4 * tail_n); tail = f.read().decode('utf-8', 'replace')[-tail_n:] if tail_n else ''
+        if size <= 4 * cap:
+            text = os.pread(fd, size, 0).decode('utf-8', 'replace')
+            if len(text) <= cap: return text
+            head, tail = text[:head_n], text[len(text) - tail_n:]
+        else:
+            head = os.pread(fd, 4 * head_n, 0).decode('utf-8', 'replace')[:head_n]
+            tail = os.pread(fd, 4 * tail_n, size - 4 * tail_n).decode('utf-8', 'replace')[-tail_n:] if tail_n else ''
         return (f'{head}\n[... hibd: output truncated: {size} bytes in total, '
                 f'showing the first {head_n} and the last {tail_n} characters ...]\n{tail}')
     def limiter(lim):
@@ -146,29 +261,49 @@ def _agent(cfg_json: str):
                 v = v if hard == resource.RLIM_INFINITY else min(v, hard)
                 resource.setrlimit(r, (v, v))
         return pre
+    def run(req):
+        t0, timed_out, rc = time.monotonic(), False, None
+        fo, fe = os.memfd_create('stdout', os.MFD_CLOEXEC), os.memfd_create('stderr', os.MFD_CLOEXEC)  # no path to tamper with
+        try:
+            try: p = subprocess.Popen(['bash', '-c', req['cmd']], cwd=cfg['workdir'], stdin=subprocess.DEVNULL, stdout=fo,
+                                      stderr=fe, start_new_session=True, preexec_fn=limiter(req['limits']))
+            except OSError as ex: p = None; os.write(fe, f'hibd: could not start the command: {ex}\n'.encode()); rc = 126
+            if p is not None:
+                groups.append(p.pid)
+                pidfd, end = os.pidfd_open(p.pid), t0 + req['timeout']
+                try:
+                    while True:
+                        left = end - time.monotonic()
+                        if left <= 0: killpg(p.pid, p); timed_out = True; break
+                        ready = select.select([pidfd, wake_r], [], [], left)[0]
+                        if wake_r in ready: reap(keep=p.pid)
+                        if pidfd in ready: rc = p.wait(); break
+                finally: os.close(pidfd)
+                if rc is not None and rc < 0: rc = 128 - rc  # killed by a signal: the shell's convention
+            cap = req['limits']['output_chars']
+            return {'exit_code': rc, 'stdout': capped(fo, cap), 'stderr': capped(fe, cap),
+                    'duration': time.monotonic() - t0, 'timed_out': timed_out}
+        finally: os.close(fo); os.close(fe); reap()
+    def requests():
+        buf = b''
+        while True:
+            while b'\n' not in buf:
+                ready = select.select([0, wake_r], [], [])[0]
+                if wake_r in ready: reap()
+                if 0 in ready:
+                    chunk = os.read(0, 1 << 16)
+                    if not chunk: return
+                    buf += chunk
+            line, _, buf = buf.partition(b'\n')
+            yield json.loads(line)
     reply({'ready': True, 'uid': os.getuid(), 'pid': os.getpid()})
-    while True:
-        line = sys.stdin.readline()
-        if not line: break
-        req = json.loads(line)
+    for req in requests():
         if req['op'] == 'exit': break
-        n += 1
-        o, e = os.path.join(cfg['scratch'], f'{n}.out'), os.path.join(cfg['scratch'], f'{n}.err')
-        t0, timed_out = time.monotonic(), False
-        with open(o, 'wb') as fo, open(e, 'wb') as fe:
-            try: p = subprocess.Popen(['bash', '-c', req['cmd']], cwd=cfg['workdir'], stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
-                                      start_new_session=True, preexec_fn=limiter(req['limits']))
-            except OSError as ex: p = None; fe.write(f'hibd: could not start the command: {ex}\n'.encode())
-        if p is None: rc = 126
-        else:
-            groups.append(p.pid)
-            try: rc = p.wait(timeout=req['timeout'])
-            except subprocess.TimeoutExpired: killpg(p.pid, p); rc, timed_out = None, True
-            if rc is not None and rc < 0: rc = 128 - rc  # killed by a signal: the shell's convention
-        cap = req['limits']['output_chars']
-        reply({'exit_code': rc, 'stdout': capped(o, cap), 'stderr': capped(e, cap),
-               'duration': time.monotonic() - t0, 'timed_out': timed_out})
-        for f in (o, e): os.unlink(f)
+        try: out = run(req)
+        except Exception as ex:   # whatever a command did to this sandbox, the step gets an answer
+            out = {'exit_code': None, 'stdout': '', 'stderr': f'hibd: the sandbox could not run the command: {type(ex).__name__}: {ex}\n',
+                   'duration': 0.0, 'timed_out': False}
+        reply(out)
     for g in groups: killpg(g)
 
 # %% ../nbs/02_sandbox.ipynb #64b672a9
@@ -203,8 +338,6 @@ def _sandbox_env(home: str, extra: dict | None = None, workdir: str = WORKDIR) -
            'PYTEST_ADDOPTS': '-p no:cacheprovider', 'OMP_NUM_THREADS': '1', 'OPENBLAS_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'}
     return {**env, **{k: v.replace('{workdir}', workdir).replace('{PATH}', env['PATH']) for k, v in (extra or {}).items()}}
 
-_SCRATCH = '/tmp/.hibd'   # inside the sandbox: the agent's own tmpfs for command output, so a full /tmp cannot swallow it
-
 def _under(p: str, tops) -> bool: return any(p == t or p.startswith(t.rstrip('/') + '/') for t in tops)
 
 def _python_dirs() -> list[str]:
@@ -230,7 +363,6 @@ def _bwrap_argv(bwrap: str, # the bubblewrap binary
                 privileged: bool, # the host is root: no user namespace, the agent drops to its own uid
                 tmp_mb: int = 64, # size of the private /tmp and /dev/shm, MiB
                 files: dict | None = None, # `{path inside: host file}` bound read-only on top of the system (`_identity`)
-                out_mb: int = 513, # size of the agent's own tmpfs for command output (`_SCRATCH`), MiB
                 workdir: str = WORKDIR, # where the workspace is bound inside
                 mounts: dict | None = None # `{path inside: host dir}` bound read-only (a task's environment, its hidden tests)
                ) -> list[str]:
@@ -240,8 +372,8 @@ def _bwrap_argv(bwrap: str, # the bubblewrap binary
         if os.path.islink(p): a += ['--symlink', os.readlink(p), p]   # merged /usr: /bin -> usr/bin
         elif os.path.isdir(p): a += ['--ro-bind', p, p]
     for dst, src in (files or {}).items(): a += ['--ro-bind', src, dst]
-    a += ['--perms', '1777', '--size', size, '--tmpfs', '/tmp', '--perms', '0700', '--size', str(out_mb << 20), '--tmpfs', _SCRATCH]
-    made = {'/tmp', _SCRATCH}
+    a += ['--perms', '1777', '--size', size, '--tmpfs', '/tmp']
+    made = {'/tmp'}
     binds = [(p, p) for p in _python_dirs()]
     binds += [(d, s) for d, s in (mounts or {}).items() if not (d == s and _under(d, [*SYSTEM, *(p for p, _ in binds)]))]  # not twice
     for dst, src in binds:  # their parents are new empty dirs, traversable by the sandbox user
@@ -250,7 +382,7 @@ def _bwrap_argv(bwrap: str, # the bubblewrap binary
             if d not in made: a += ['--perms', '0755', '--dir', d]; made.add(d)
         a += ['--ro-bind', src, dst]
     a += ['--bind', ws, workdir, '--dev', '/dev', '--perms', '1777', '--size', size, '--tmpfs', '/dev/shm', '--proc', '/proc',
-          '--hostname', 'sandbox', '--die-with-parent', '--new-session', '--chdir', workdir]
+          '--hostname', 'sandbox', '--die-with-parent', '--new-session', '--as-pid-1', '--chdir', workdir]
     if privileged:  # host root: no user namespace (it would map to root and void RLIMIT_NPROC); the agent drops to its pool uid
         a += ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try',
               '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID']
@@ -306,7 +438,7 @@ class _Session:
     exit_wait_s = 10   # how long `close` waits for a clean exit before it kills the session
     def __init__(self, ws: Path, root: Path, sandboxed: bool = True, bwrap: str = BWRAP,
                  uid: int | None = None, # host uid of the commands when hibd is root (`_take_uid`)
-                 limits: Limits | None = None, # `tmp_mb` and `file_mb` size the sandbox's tmpfs mounts
+                 limits: Limits | None = None, # `tmp_mb` sizes the sandbox's /tmp and /dev/shm
                  workdir: str = WORKDIR, # where the workspace is bound inside
                  mounts: dict | None = None, # `{path inside: host dir}` bound read-only
                  env: dict | None = None): # variables added to (or replacing) the commands' environment
@@ -314,12 +446,12 @@ class _Session:
         privileged = os.geteuid() == 0
         if sandboxed:
             if privileged and uid is None: raise SandboxError('a sandbox started as root needs a uid of its own (`_take_uid`)')
-            home, scratch, lim = '/tmp/home', _SCRATCH, limits or Limits()
-            argv = _bwrap_argv(bwrap, str(ws), privileged, lim.tmp_mb, _identity(root, uid if privileged else SANDBOX_UID), 2 * lim.file_mb + 1,
+            home, lim = '/tmp/home', limits or Limits()
+            argv = _bwrap_argv(bwrap, str(ws), privileged, lim.tmp_mb, _identity(root, uid if privileged else SANDBOX_UID),
                                workdir, mounts)
-        else: home, scratch, workdir, argv = str(root/'home'), str(root/'scratch'), str(ws), []
-        cfg = {'workdir': workdir, 'home': home, 'scratch': scratch,
-               'drop': uid if sandboxed and privileged else None, 'chmod_tmp': sandboxed}
+        else: home, workdir, argv = str(root/'home'), str(ws), []
+        cfg = {'workdir': workdir, 'home': home, 'drop': uid if sandboxed and privileged else None, 'chmod_tmp': sandboxed,
+               'pid1': sandboxed}
         src = inspect.getsource(_agent) + '\nimport sys\n_agent(sys.argv[1])\n'
         argv += [_python(), '-I', '-c', src, json.dumps(cfg)]
         with open(self.log, 'wb') as log:
@@ -413,13 +545,6 @@ def _no_specials(d, names):
     "`shutil.copytree` ignore function: skip sockets, fifos and devices."
     return [n for n in names if not (os.path.isdir(os.path.join(d, n)) or os.path.isfile(os.path.join(d, n)) or os.path.islink(os.path.join(d, n)))]
 
-def _rmtree(p):
-    "Remove a tree even where a command made directories read-only."
-    def fix(fn, path, exc):
-        if not isinstance(exc, FileNotFoundError):
-            os.chmod(os.path.dirname(path), 0o700); fn(path)
-    shutil.rmtree(p, onexc=fix) if sys.version_info >= (3, 12) else shutil.rmtree(p, onerror=lambda fn, path, ei: fix(fn, path, ei[1]))
-
 _OWNER = 'owner.json'   # in each workspace's temp dir: which process on which host made it
 
 def _resolve(x) -> tuple[Path, tuple, str, dict]:
@@ -469,17 +594,22 @@ class Workspace:
                 if not self.disk_capped: raise
                 raise SandboxError(f'{name}: {src} does not fit in the workspace (Limits.disk_mb={self.limits.disk_mb}): {str(e)[:300]}') from None
             self._own(self.path)
-            self._session = _Session(self.path, self.root, self.sandboxed, found or bwrap, self.uid, self.limits, self.workdir, self.mounts, self.env)
+            self._bwrap = found or bwrap
+            self._start()
         except BaseException: self._release(); raise
         self.closed = False; _OPEN.add(self)
         self.bwrap_version = _bwrap_version(found) if self.sandboxed else None
 
     def _own(self, p: Path):
-        "Hand `p` to the session's own uid when the host is root (the commands run as `self.uid`)."
+        "Hand `p` and everything in it to the session's own uid when the host is root (the commands run as `self.uid`)."
         if self.uid is None: return
         os.lchown(p, self.uid, self.uid)
-        for d, dirs, files in os.walk(p):
-            for n in dirs + files: os.lchown(os.path.join(d, n), self.uid, self.uid)
+        for _, fd, name, _ in _tree(p): os.chown(name, self.uid, self.uid, dir_fd=fd, follow_symlinks=False)
+
+    def _start(self):
+        "Start the sandbox session over the workspace (again, when a command's step ended the last one)."
+        self._session = _Session(self.path, self.root, self.sandboxed, self._bwrap, self.uid, self.limits, self.workdir,
+                                 self.mounts, self.env)
 
     def _release(self):
         "Detach the workspace's tmpfs, delete the temp dir, then give the uid back (its processes are gone by now)."
@@ -546,6 +676,9 @@ def _clear_stale_once():
                            + ', '.join(d.name for d in gone[:5]) + (' ...' if len(gone) > 5 else ''), stacklevel=3)
 
 # %% ../nbs/02_sandbox.ipynb #eecfa3b0
+SESSION_LOST = ('hibd: the sandbox session ended during this command; a new session was started over the same '
+                'workspace (processes started by earlier commands are gone)\n')   # the step's stderr when that happens
+
 @patch
 def run(self: Workspace, command: str, # one shell command, run as `bash -c` in the workspace root
         timeout: float | None = None # wall-clock seconds (default `limits.timeout_s`)
@@ -553,8 +686,13 @@ def run(self: Workspace, command: str, # one shell command, run as `bash -c` in 
     "Run `command` in the session and return what it did, file changes included."
     if self.closed: raise SandboxError(f'{self.name}: the workspace is closed')
     timeout = self.limits.timeout_s if timeout is None else timeout
-    before = self.snapshot()
-    r = self._session.request({'op': 'run', 'cmd': command, 'timeout': timeout, 'limits': asdict(self.limits)}, timeout + _GRACE_S)
+    before, t0 = self.snapshot(), time.monotonic()
+    try: r = self._session.request({'op': 'run', 'cmd': command, 'timeout': timeout, 'limits': asdict(self.limits)}, timeout + _GRACE_S)
+    except SandboxError as e:   # the session died or hung: that is this step's outcome, and the rollout goes on
+        if self.closed: raise
+        warnings.warn(f'{self.name}: {e}; starting a new session over the same workspace', stacklevel=2)
+        self._start()
+        r = {'exit_code': None, 'stdout': '', 'stderr': SESSION_LOST, 'duration': time.monotonic() - t0, 'timed_out': False}
     return Transition(command, r['exit_code'], r['stdout'], r['stderr'], r['duration'], r['timed_out'],
                       _diff(before, self.snapshot()), self.sandboxed)
 
@@ -572,20 +710,97 @@ def close(self: Workspace):
     try: self._session.close()
     finally: self._release(); _OPEN.discard(self)
 
+# %% ../nbs/02_sandbox.ipynb #eea44e20
+@patch
+def missing(self: Workspace, rel: str # a path relative to the workspace root
+           ) -> bool:
+    "Is nothing at `rel`? Looked up by descriptor: a path through a symlink is never followed and does not count as missing."
+    parent, _, name = posixpath.normpath(rel).rpartition('/')
+    top = _opendir(self.path)
+    try: fd = _at(top, parent)
+    except FileNotFoundError: return True
+    except OSError: return False                              # a link or a file on the way: not known to be missing
+    finally: os.close(top)
+    try: os.stat(name, dir_fd=fd, follow_symlinks=False); return False
+    except FileNotFoundError: return True
+    finally: os.close(fd)
+
 # %% ../nbs/02_sandbox.ipynb #167c2c81
 def _manifest(top, cache) -> dict[str, tuple]:
     "`{relpath: (kind, mode, digest)}` of everything under `top`: kind d(ir), f(ile) or l(ink)."
-    out, stack = {}, ['']
-    while stack:
-        rel = stack.pop()
-        with os.scandir(os.path.join(top, rel)) as it:
-            for e in it:
-                r = f'{rel}/{e.name}' if rel else e.name
-                st = e.stat(follow_symlinks=False)
-                if stat.S_ISDIR(st.st_mode): out[r] = ('d', stat.S_IMODE(st.st_mode), None); stack.append(r)
-                elif stat.S_ISLNK(st.st_mode): out[r] = ('l', None, os.readlink(e.path))
-                elif stat.S_ISREG(st.st_mode): out[r] = ('f', stat.S_IMODE(st.st_mode), _hash(e.path, st, cache))
+    out = {}
+    for rel, fd, name, st in _tree(top):
+        try:
+            if stat.S_ISDIR(st.st_mode): out[rel] = ('d', stat.S_IMODE(st.st_mode), None)
+            elif stat.S_ISLNK(st.st_mode): out[rel] = ('l', None, os.readlink(name, dir_fd=fd))
+            elif stat.S_ISREG(st.st_mode): out[rel] = ('f', stat.S_IMODE(st.st_mode), _hash(fd, name, st, cache, rel))
+        except OSError: continue                                   # gone or swapped meanwhile
     return out
+
+def _copy_fd(src: int, dst: int):
+    "Copy file `src` into `dst` (both descriptors) in the kernel, then its mode and times."
+    st = os.fstat(src)
+    while os.sendfile(dst, src, None, 1 << 30) > 0: pass
+    os.fchmod(dst, stat.S_IMODE(st.st_mode)); os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+def _copy_out(top, # the workspace root (a path hibd made, or a descriptor)
+              dest: Path # a new folder, where only hibd writes
+             ):
+    "Copy the tree under `top` into `dest` by descriptor: directories with their modes, regular files, symlinks as symlinks."
+    dest.mkdir(); modes = []
+    for rel, fd, name, st in _tree(top):
+        try:
+            if stat.S_ISDIR(st.st_mode): (dest/rel).mkdir(); modes.append((dest/rel, stat.S_IMODE(st.st_mode)))
+            elif stat.S_ISLNK(st.st_mode): os.symlink(os.readlink(name, dir_fd=fd), dest/rel)
+            elif stat.S_ISREG(st.st_mode):
+                with open(os.open(name, _O_READ, dir_fd=fd), 'rb') as s:
+                    if not stat.S_ISREG(os.fstat(s.fileno()).st_mode): continue   # swapped for a fifo meanwhile
+                    with open(os.open(dest/rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), 'wb') as d:
+                        _copy_fd(s.fileno(), d.fileno())
+        except OSError as e:
+            if not _raced(e) and not isinstance(e, PermissionError): raise
+    for d, m in reversed(modes): os.chmod(d, m)
+
+def _edit(top: int, rel: str, fn):
+    "`fn(dir_fd, name)` on entry `rel` under `top`, its directory opened by `_at`; skipped if the sandbox changed the way there."
+    parent, _, name = rel.rpartition('/')
+    try: fd = _at(top, parent)
+    except OSError as e:
+        if _raced(e): return
+        raise
+    try: fn(fd, name)
+    except OSError as e:
+        if not _raced(e): raise
+    finally: os.close(fd)
+
+def _put(fd: int, name: str, want: tuple, src: Path, uid: int | None):
+    "Create entry `name` of `fd` as `want` says (a dir, a link, or a copy of file `src`) unless something is there; owned by `uid`."
+    kind, mode, target = want
+    try: os.stat(name, dir_fd=fd, follow_symlinks=False); return   # present: kept, or put back meanwhile
+    except FileNotFoundError: pass
+    if kind == 'l':
+        os.symlink(target, name, dir_fd=fd)
+        if uid is not None: os.chown(name, uid, uid, dir_fd=fd, follow_symlinks=False)   # the link itself
+        return
+    if kind == 'd': os.mkdir(name, 0o700, dir_fd=fd); new = os.open(name, _O_DIR, dir_fd=fd)
+    else:
+        new = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=fd)
+        try:
+            with open(src, 'rb') as s: _copy_fd(s.fileno(), new)
+        except BaseException: os.close(new); raise
+    try:
+        if uid is not None: os.fchown(new, uid, uid)
+    finally: os.close(new)
+
+def _set_mode(fd: int, name: str, want: tuple):
+    "Give entry `name` of `fd` the mode `want` records, through a descriptor of the entry itself (a link is never followed)."
+    kind, mode, _ = want
+    try: e = os.open(name, _O_DIR if kind == 'd' else _O_READ, dir_fd=fd)
+    except PermissionError: return _chmod_at(fd, name, mode)          # not root, and the file's mode is 000
+    try:
+        st = os.fstat(e)
+        if stat.S_ISDIR(st.st_mode) == (kind == 'd') and stat.S_IMODE(st.st_mode) != mode: os.fchmod(e, mode)
+    finally: os.close(e)
 
 # %% ../nbs/02_sandbox.ipynb #259e1b4d
 @patch
@@ -593,7 +808,7 @@ def checkpoint(self: Workspace) -> str:
     "Copy the workspace tree aside; return a token for `rollback`."
     token = f'ckpt-{len(self._ckpts)}'
     dest = self.root/token
-    shutil.copytree(self.path, dest, symlinks=True, ignore=_no_specials)
+    _copy_out(self.path, dest)
     self._ckpts[token] = (dest, _manifest(dest, {}))
     return token
 
@@ -603,33 +818,31 @@ def rollback(self: Workspace, token: str # a token from `checkpoint`
     "Restore the workspace exactly to checkpoint `token`; return the changes made."
     if token not in self._ckpts: raise SandboxError(f'{self.name}: unknown checkpoint {token!r} (have {sorted(self._ckpts)})')
     src, want = self._ckpts[token]
-    before, cur = self.snapshot(), _manifest(self.path, self._hashes)
-    depth = lambda r: r.count('/')
-    for rel in sorted(cur, key=depth, reverse=True):     # remove what should not be there, deepest first
-        w, c = want.get(rel), cur[rel]
-        if w is None or w[0] != c[0] or (c[0] != 'd' and w[2] != c[2]):
-            p = self.path/rel
-            if c[0] == 'd': _rmtree(p)
-            else: p.unlink()
-    for rel in sorted(want, key=lambda r: (depth(r), r)):  # recreate what is missing, shallowest first
-        kind, mode, dig = want[rel]; p = self.path/rel
-        if os.path.lexists(p): continue
-        if kind == 'd': p.mkdir()
-        elif kind == 'l': os.symlink(dig, p)
-        else: shutil.copy2(src/rel, p)
-    for rel in sorted(want, key=depth, reverse=True):    # modes last, deepest first
-        kind, mode, _ = want[rel]; p = self.path/rel
-        if kind != 'l' and stat.S_IMODE(p.lstat().st_mode) != mode: os.chmod(p, mode)
-    self._own(self.path)
-    return _diff(before, self.snapshot())
+    top = _opendir(self.path)
+    try:
+        before, cur = _snapshot(top, self.ignore, self._hashes), _manifest(top, self._hashes)
+        depth = lambda r: r.count('/')
+        for rel in sorted(cur, key=depth, reverse=True):     # remove what should not be there, deepest first
+            w, c = want.get(rel), cur[rel]
+            if w is None or w[0] != c[0] or (c[0] != 'd' and w[2] != c[2]): _edit(top, rel, _remove)
+        for rel in sorted(want, key=lambda r: (depth(r), r)):  # recreate what is missing, shallowest first
+            _edit(top, rel, functools.partial(_put, want=want[rel], src=src/rel, uid=self.uid))
+        for rel in sorted(want, key=depth, reverse=True):    # modes last, deepest first
+            if want[rel][0] != 'l': _edit(top, rel, functools.partial(_set_mode, want=want[rel]))
+        return _diff(before, _snapshot(top, self.ignore, self._hashes))
+    finally: os.close(top)
 
 # %% ../nbs/02_sandbox.ipynb #a1f5c283
 @patch
 def clone(self: Workspace) -> Workspace:
     "A throwaway copy of the current workspace with its own session."
     if self.closed: raise SandboxError(f'{self.name}: the workspace is closed')
-    return Workspace(self.path, limits=Limits(**asdict(self.limits)), allow_unsandboxed=not self.sandboxed, name=f'{self.name}-clone',
-                     workdir=self.workdir, mounts=self.mounts, env=self.env)
+    src = Path(tempfile.mkdtemp(prefix='clone-', dir=self.root))
+    try:
+        _copy_out(self.path, src/'repo')                   # by descriptor, into a folder the sandbox cannot see
+        return Workspace(src/'repo', limits=Limits(**asdict(self.limits)), allow_unsandboxed=not self.sandboxed,
+                         name=f'{self.name}-clone', workdir=self.workdir, mounts=self.mounts, env=self.env)
+    finally: _rmtree(src)
 
 @patch
 def info(self: Workspace) -> dict:

@@ -1,5 +1,5 @@
 "Isolation, persistence and rollback of `hibd.sandbox.Workspace` (each test could fail if the sandbox leaked or broke)."
-import json, os, socket, subprocess, sys, tempfile, shutil, time, warnings
+import hashlib, json, os, socket, subprocess, sys, tempfile, shutil, time, warnings
 from pathlib import Path
 import pytest
 from hibd import sandbox
@@ -296,8 +296,128 @@ def test_unprivileged_command_line_works_for_a_plain_user(monkeypatch):
     tmp_path = Path(tempfile.mkdtemp(prefix='unpriv-', dir='/tmp')); (tmp_path/'repo').mkdir(); tmp_path.chmod(0o755)   # pytest's tmp dirs are 0700
     files = sandbox._identity(tmp_path, sandbox.SANDBOX_UID)
     for p in [tmp_path, tmp_path/'repo', *files.values()]: os.chown(p, 65534, 65534)
-    argv = sandbox._bwrap_argv('bwrap', str(tmp_path/'repo'), False, 4, files, 8)
+    argv = sandbox._bwrap_argv('bwrap', str(tmp_path/'repo'), False, 4, files)
     try: r = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', *argv, 'bash', '-c',
                         'id -un; touch x; ls /sys; head -c 8M /dev/zero > /tmp/big || echo full'], capture_output=True, text=True, timeout=30)
     finally: shutil.rmtree(tmp_path)
     assert r.stdout == 'agent\nfull\n' and "'/sys': No such file" in r.stderr, r.stderr
+
+# --- the sandbox boundary: host code never follows a path the sandbox can change (issue 33, items 1 and 2) ---
+
+SWAP = '''import os, itertools, time
+end = time.monotonic() + {secs}
+for i in itertools.count():
+    if time.monotonic() > end: break
+    try:   # a directory becomes a link to the victim folder, a file a link to the victim's file (rename is atomic)
+        if os.path.isdir('src') and not os.path.islink('src'):
+            os.symlink({victim!r}, 'L%d' % i); os.rename('src', 'x%d' % i); os.rename('L%d' % i, 'src')
+        if os.path.isdir('data') and not os.path.islink('data'):
+            if os.path.isfile('data/a.csv'): os.symlink({victim!r} + '/secret.txt', 'data/M%d' % i); os.rename('data/M%d' % i, 'data/a.csv')
+            os.symlink({victim!r}, 'K%d' % i); os.rename('data', 'y%d' % i); os.rename('K%d' % i, 'data')
+    except OSError: pass
+'''
+
+@pytest.fixture
+def victim():
+    "A host folder the sandbox cannot see, with one file in it: nothing hibd does for a workspace may change or read it."
+    v = Path(tempfile.mkdtemp(prefix='hibd-victim-', dir='/tmp')); (v/'secret.txt').write_text('secret'); v.chmod(0o755)
+    yield v
+    shutil.rmtree(v, ignore_errors=True)
+
+def state(v: Path) -> list:
+    "Every entry under `v` with its type, mode, owner and content: what must not change."
+    out = []
+    for p in sorted([v, *v.rglob('*')]):
+        st = p.lstat()
+        out.append((str(p.relative_to(v)), st.st_mode, st.st_uid, st.st_gid, p.read_bytes() if p.is_file() else None))
+    return out
+
+def test_symlink_race_writes_nothing_outside_the_workspace(repo, victim):
+    "A background process swaps workspace dirs and files for links to a host folder while the host restores, copies and hashes."
+    before, secret = state(victim), hashlib.sha256(b'secret').hexdigest()
+    with Workspace.fresh(repo) as w:
+        tok = w.checkpoint()
+        w.run(f"cat > /tmp/swap.py <<'EOF'\n{SWAP.format(secs=120, victim=str(victim))}EOF\n"
+              'nohup python /tmp/swap.py > /dev/null 2>&1 &')
+        swapped = 0
+        for i in range(300):
+            end = time.monotonic() + 5
+            while not (w.path/'src').is_symlink() and time.monotonic() < end: time.sleep(0.001)   # the swap is under way
+            swapped += (w.path/'src').is_symlink()
+            w.rollback(tok)
+            assert secret not in w.snapshot().values()
+            if i % 30 == 0:
+                w.checkpoint()
+                with w.clone() as c: assert 'secret' not in c.run('cat -- src/* data/* 2>/dev/null').stdout
+        w.run('pkill -f swap.py')
+        assert swapped >= 290                                    # the race really ran: src was a link to the victim
+        ckpts = [p for p in w.root.rglob('*') if p.is_file() and not p.is_symlink() and p.name != 'session.log']
+        assert all(p.read_bytes() != b'secret' for p in ckpts)   # nothing of the victim was copied into a checkpoint
+    assert state(victim) == before
+
+HIBD = str(Path(sys.executable).parent/'hibd')   # the command a user types
+
+def test_symlink_race_through_the_cli_as_the_issue_typed_it(victim):
+    "`hibd sandbox exec ... -H H3` with the racing command of issue 33: H3 restores after the failure, nothing lands outside."
+    before = state(victim)
+    race = (f"rm -rf src && (timeout 8 python -c \"import os,itertools\nfor i in itertools.count():\n  try:\n"
+            f"    if os.path.isdir('src') and not os.path.islink('src'): os.symlink('{victim}','L%d'%i); "
+            f"os.rename('src','x%d'%i); os.rename('L%d'%i,'src')\n  except OSError: pass\" &) ; sleep 0.3; exit 1")
+    r = subprocess.run([HIBD, 'sandbox', 'exec', 'code_variance_off_by_one', '-H', 'H3', '--', race],
+                       capture_output=True, text=True, timeout=300)
+    assert 'Traceback' not in r.stderr, r.stderr[-2000:]
+    assert state(victim) == before
+
+def test_a_command_cannot_end_its_session(ws):
+    "`pkill -f python`, `kill -9 -1` and signals to PID 1 end the command's targets, never the agent: the step is recorded."
+    assert ws.run('nohup python -c "import time; time.sleep(300)" > /dev/null 2>&1 & echo started').ok
+    t = ws.run('pkill -f python')                 # bash execs pkill: no shell whose command line says python
+    assert t.ok and t.exit_code == 0
+    assert ws.run('ps -eo args= | grep -c "[i]mport time; time.sleep(300)"').stdout == '0\n'   # its target is gone
+    t = ws.run('kill -9 1; kill -STOP 1; kill -TERM 1; kill -INT 1; kill -9 -1; echo done')
+    assert t.ok and t.stdout == 'done\n'
+    assert ws.run('echo alive').stdout == 'alive\n'
+    assert ws.run('cat /proc/1/environ; ls /proc/1/fd').exit_code != 0       # not dumpable: nothing of the agent to read
+
+def test_risky_pkill_task_records_the_step(tmp_path):
+    "The task that tempts `pkill -f python`: through the CLI the command is a step with an outcome, not a dead session."
+    r = subprocess.run([HIBD, 'sandbox', 'exec', 'risky_pkill_services', '--', 'pkill -f python'],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and 'session ended' not in r.stdout + r.stderr, r.stdout[-1000:] + r.stderr[-2000:]
+
+def test_a_lost_session_is_a_recorded_outcome_and_a_new_one_starts(ws):
+    "If the session dies anyway (killed from outside), the command gets a fixed outcome and the workspace goes on."
+    ws.run('echo kept > kept.txt')
+    agent = sandbox._descendants(ws._session.proc.pid)
+    for p in agent: os.kill(p, 9)
+    sandbox._await_gone(agent, 10)
+    t = ws.run('echo lost')
+    assert t.exit_code is None and not t.ok and t.stderr == sandbox.SESSION_LOST
+    t = ws.run('cat kept.txt')
+    assert t.ok and t.stdout == 'kept\n'
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which('setpriv') or not os.path.exists('/usr/bin/python3'),
+                    reason='needs root to become another user, and a system Python')
+def test_unprivileged_agent_survives_pkill(monkeypatch):
+    "The non-root path: the agent under bwrap's user namespace as a plain user, the system Python; `pkill` cannot end it."
+    monkeypatch.setattr(sandbox, '_python_dirs', lambda: [])
+    tmp_path = Path(tempfile.mkdtemp(prefix='unpriv-', dir='/tmp')); (tmp_path/'repo').mkdir(); tmp_path.chmod(0o755)
+    files = sandbox._identity(tmp_path, sandbox.SANDBOX_UID)
+    for p in [tmp_path, tmp_path/'repo', *files.values()]: os.chown(p, 65534, 65534)
+    argv = sandbox._bwrap_argv('bwrap', str(tmp_path/'repo'), False, 4, files)
+    src = __import__('inspect').getsource(sandbox._agent) + '\nimport sys\n_agent(sys.argv[1])\n'
+    cfg = {'workdir': sandbox.WORKDIR, 'home': '/tmp/home', 'drop': None, 'chmod_tmp': False, 'pid1': True}
+    p = subprocess.Popen(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', *argv, '/usr/bin/python3', '-I', '-c', src,
+                          json.dumps(cfg)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={'PATH': '/usr/bin:/bin'})
+    lim = sandbox.asdict(Limits())
+    def ask(cmd):
+        p.stdin.write(json.dumps({'op': 'run', 'cmd': cmd, 'timeout': 20, 'limits': lim}) + '\n'); p.stdin.flush()
+        return json.loads(p.stdout.readline())
+    try:
+        assert json.loads(p.stdout.readline())['pid'] == 1
+        assert ask('nohup python3 -c "import time; time.sleep(300)" > /dev/null 2>&1 &')['exit_code'] == 0
+        assert ask('pkill -f python')['exit_code'] == 0
+        assert ask('kill -9 -1; kill -9 1; echo done')['stdout'] == 'done\n'
+        assert ask('echo alive')['stdout'] == 'alive\n'
+    finally:
+        p.stdin.close(); p.wait(10); shutil.rmtree(tmp_path)
