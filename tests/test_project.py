@@ -17,13 +17,39 @@ def test_readme_is_generated_from_index():
     from make_readme import render
     assert render(ROOT/'nbs'/'index.ipynb') == (ROOT/'README.md').read_text(), 'README.md is stale: run `make readme`'
 
-def test_ci_runs_the_readme_test_command():
+def readme_commands() -> list[str]:
+    "The commands of README's *Two commands* block, in order (comments dropped)."
+    readme = (ROOT/'README.md').read_text()
+    m = re.search(r'## Two commands\s*```(?:bash|sh)?\n(.+?)\n```', readme, re.S)
+    assert m, 'README.md must show its two commands in a fenced block under "## Two commands"'
+    return [l.split('#')[0].strip() for l in m.group(1).splitlines() if l.split('#')[0].strip()]
+
+def test_ci_runs_the_readme_commands_in_order():
+    "`.ci/run` runs what a newcomer runs on a clean clone: README's two commands, in order (the test command among them)."
     readme = (ROOT/'README.md').read_text()
     m = re.search(r'<!-- test-command -->\s*```(?:bash|sh)?\n(.+?)\n```', readme, re.S)
     assert m, 'README.md must show the test command in a fenced block after <!-- test-command -->'
-    cmd = m.group(1).strip()
-    ci = (ROOT/'.ci'/'run').read_text().splitlines()
-    assert cmd in [l.strip() for l in ci], f'.ci/run must run exactly the README test command: {cmd!r}'
+    cmds = readme_commands()
+    assert cmds == ['make quickstart', 'make test'] and m.group(1).strip() in cmds, cmds
+    ci = [l.strip() for l in (ROOT/'.ci'/'run').read_text().splitlines() if l.strip() and not l.strip().startswith('#')]
+    assert [l for l in ci if l in cmds] == cmds, f'.ci/run must run {cmds} in this order, got {ci}'
+
+def test_task_commands_need_only_the_main_install():
+    "Every module a task's verifiers or trajectory run with `python -m` is installed by `make quickstart` (the main set-up)."
+    import tomllib
+    from importlib.metadata import packages_distributions
+    proj = tomllib.loads((ROOT/'pyproject.toml').read_text())['project']
+    main = {re.split(r'[<>=!~\[ ;]', d, maxsplit=1)[0].lower() for d in proj['dependencies']}
+    dists, needed = packages_distributions(), {}
+    for toml in sorted((ROOT/'data'/'tasks').glob('*/task.toml')):
+        if 'env' in tomllib.loads(toml.read_text()): continue        # a task with its own Python (SWE-bench): not hibd's
+        for mod in re.findall(r'python3? -m ([A-Za-z_][\w.]*)', toml.read_text()):
+            top = mod.split('.')[0]
+            if top in sys.stdlib_module_names or (toml.parent/'repo'/top).exists() or (toml.parent/'repo'/f'{top}.py').exists(): continue
+            needed.setdefault(top, toml.parent.name)
+    assert needed, 'no task runs a third-party module: the check would be empty'
+    missing = {m: t for m, t in needed.items() if not {d.lower() for d in dists.get(m, [m])} & main}
+    assert not missing, f'modules the tasks run but the main install lacks (add them to [project].dependencies): {missing}'
 
 def test_setup_skips_what_is_done(tmp_path):
     "`tools/setup.sh` (behind `make quickstart` and `make test`) returns at once, silently, when .venv holds the set-up of this pyproject.toml."
