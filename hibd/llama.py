@@ -4,8 +4,8 @@
 
 # %% ../nbs/05a_llama.ipynb #20768c48
 from __future__ import annotations
-import hashlib, importlib.util, os, threading, time
-from contextlib import contextmanager
+import hashlib, importlib.util, ipaddress, os, signal, socket, threading, time
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from importlib.metadata import version as _version
 from pathlib import Path
@@ -16,8 +16,8 @@ from .tasks import cache_dir
 
 # %% auto #0
 __all__ = ['LOCAL_MODELS', 'DEFAULT_LOCAL', 'WEIGHT_LAYOUTS', 'LOCAL_CALL_TIMEOUT', 'LocalModel', 'check_sha256', 'model_file',
-           'import_llama', 'has_amx', 'repack_tensors', 'model_params', 'no_extra_bufts', 'load_llama', 'LocalBackend',
-           'get_backend']
+           'import_llama', 'has_amx', 'repack_tensors', 'model_params', 'no_extra_bufts', 'weight_layout', 'load_llama',
+           'LocalBackend', 'get_backend', 'serve_settings', 'serve_line', 'serve_url', 'serve']
 
 # %% ../nbs/05a_llama.ipynb #984b275b
 @dataclass(frozen=True)
@@ -173,15 +173,22 @@ def no_extra_bufts(llama_cpp):
 # %% ../nbs/05a_llama.ipynb #af2b8697
 WEIGHT_LAYOUTS = ('auto', 'plain', 'llama', 'repack')
 
-def load_llama(llama_cpp, path: Path, weights: str, **kw):
-    "`llama_cpp.Llama(path)` with the weight layout `weights` (`plain`, `llama` or `repack`)."
-    if weights == 'llama': return llama_cpp.Llama(model_path=str(path), **kw)
+def weight_layout(llama_cpp, # the `llama_cpp` module (`import_llama()`)
+                  path: Path, # the GGUF file
+                  weights: str # plain | llama | repack
+                 ):
+    "Within this block, `llama_cpp.Llama` loads `path` in the weight layout `weights` (`plain`, `llama`, `repack`)."
+    if weights == 'llama': return nullcontext()
     over = {}
     if weights == 'repack':
         buft = _cpu_extra_bufts(llama_cpp).get('CPU_REPACK')
         if buft is None: raise ModelError("weights='repack': this llama.cpp build has no CPU_REPACK buffer; use weights='plain'")
         over = dict.fromkeys(repack_tensors(path), buft)
-    with model_params(llama_cpp, extra_bufts=False, overrides=over): return llama_cpp.Llama(model_path=str(path), **kw)
+    return model_params(llama_cpp, extra_bufts=False, overrides=over)
+
+def load_llama(llama_cpp, path: Path, weights: str, **kw):
+    "`llama_cpp.Llama(path)` with the weight layout `weights` (`plain`, `llama` or `repack`)."
+    with weight_layout(llama_cpp, path, weights): return llama_cpp.Llama(model_path=str(path), **kw)
 
 # %% ../nbs/05a_llama.ipynb #e19e0f21
 def _auto_weights() -> str:
@@ -286,3 +293,102 @@ def get_backend(spec: str = 'local', # local[:NAME|:PATH.gguf] | openai[:MODEL] 
     if kind == 'local': return LocalBackend(arg or kw.pop('model', DEFAULT_LOCAL), cache=cache, **kw)
     if kind == 'openai': return OpenAIBackend(arg or kw.pop('model', None), cache=cache, **kw)
     raise ModelError(f'unknown backend {spec!r}: use local, local:NAME, local:PATH.gguf, openai, openai:MODEL or replay')
+
+# %% ../nbs/05a_llama.ipynb #3bf09a98
+def _loopback(host: str) -> bool:
+    "Whether `host` names this machine only (`localhost`, 127.0.0.0/8, ::1)."
+    if host == 'localhost': return True
+    try: return ipaddress.ip_address(host).is_loopback
+    except ValueError: return False
+
+# %% ../nbs/05a_llama.ipynb #0366d7a0
+def serve_settings(model: str | Path = DEFAULT_LOCAL, # local | local:NAME | NAME (of `LOCAL_MODELS`) | a .gguf path
+                   host: str = '127.0.0.1', # address to listen on: loopback unless `allow_remote`
+                   n_ctx: int = 4096, # context window, tokens
+                   n_threads: int | None = None, # CPU threads (default: all available)
+                   n_batch: int = 512, # prompt tokens per llama.cpp batch
+                   alias: str | None = None, # the model name clients send (default: the pinned name, or file stem)
+                   sha256: str | None = None, # pin for a .gguf path (the pinned models carry their own)
+                   allow_remote: bool = False # listen on a non-loopback address (the server has no authentication)
+                  ) -> dict:
+    "The llama.cpp server's `ModelSettings` for `model` (file hash-checked); a remote `host` only if `allow_remote`."
+    if not (allow_remote or _loopback(host)):
+        raise ModelError(f'serve: {host!r} is not a loopback address and the server has no authentication (anyone '
+                         'who reaches it can use the model); pass allow_remote=True (hibd serve --allow-remote) to '
+                         'serve on it anyway')
+    for k, v in (('n_ctx', n_ctx), ('n_threads', 1 if n_threads is None else n_threads), ('n_batch', n_batch)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ModelError(f'serve: {k}: expected an integer >= 1, got {v!r}')
+    name = DEFAULT_LOCAL if str(model) == 'local' else str(model).removeprefix('local:')
+    if name in LOCAL_MODELS: path, alias = model_file(name), alias or name
+    else:
+        path = Path(name)
+        if not path.is_file():
+            raise ModelError(f'local model file not found: {path} (known models: {", ".join(LOCAL_MODELS)})')
+        if sha256: check_sha256(path, sha256)
+        alias = alias or path.stem
+    n = n_threads or len(os.sched_getaffinity(0))
+    return dict(model=str(path), model_alias=alias, n_ctx=n_ctx, n_threads=n, n_threads_batch=n, n_batch=n_batch,
+                n_ubatch=n_batch, verbose=False)
+
+# %% ../nbs/05a_llama.ipynb #c83888b0
+def serve_line(host: str, # the address the server listens on
+               port: int, # its port
+               alias: str # the model name it answers to
+              ) -> str:
+    "The one line `serve` prints: the base URL and the `--model`/`--base-url` to pass."
+    h = {'0.0.0.0': '127.0.0.1', '::': '::1'}.get(host, host)
+    url = f"http://{f'[{h}]' if ':' in h else h}:{port}/v1"
+    return f'hibd serve: {alias} at {url}; use --model openai:{alias} --base-url {url} (Ctrl-C stops it)'
+
+def serve_url(line: str) -> str:
+    "The base URL in a line `serve_line` wrote (for scripts and tests that start `hibd serve`)."
+    return line.split('--base-url ', 1)[1].split()[0]
+
+# %% ../nbs/05a_llama.ipynb #d71d7c71
+_SERVER_EXTRAS = 'pip install "llama-cpp-python[server]==0.3.36"'
+
+def _listen(host: str, port: int) -> socket.socket:
+    "A socket listening on `host`:`port` (0: a free port), or a `ModelError` naming the address."
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ModelError(f'serve: port: expected an integer from 0 to 65535, got {port!r}')
+    try: return socket.create_server((host, port), family=socket.AF_INET6 if ':' in host else socket.AF_INET)
+    except OSError as e:
+        raise ModelError(f'serve: cannot listen on {host}:{port}: {os.strerror(e.errno) if e.errno else e}') from None
+
+# %% ../nbs/05a_llama.ipynb #482f8a34
+def serve(model: str | Path = DEFAULT_LOCAL, # local | local:NAME | NAME | a .gguf path
+          host: str = '127.0.0.1', # address to listen on: loopback unless `allow_remote`
+          port: int = 8000, # port to listen on (0: a free one, named in the line printed)
+          n_ctx: int = 4096, # context window, tokens
+          n_threads: int | None = None, # CPU threads (default: all available)
+          n_batch: int = 512, # prompt tokens per llama.cpp batch
+          weights: str = 'auto', # weight layout: auto | plain | llama | repack (auto: no AMX on an AMX CPU)
+          alias: str | None = None, # the model name clients send (default: the pinned name, or the file stem)
+          sha256: str | None = None, # pin for a .gguf path
+          allow_remote: bool = False # listen on a non-loopback address (the server has no authentication)
+         ):
+    "Serve `model` by llama.cpp's OpenAI-compatible server until Ctrl-C or SIGTERM, after printing `serve_line`."
+    settings = serve_settings(model, host, n_ctx, n_threads, n_batch, alias, sha256, allow_remote)
+    if weights not in WEIGHT_LAYOUTS: raise ModelError(f'weights: expected one of {WEIGHT_LAYOUTS}, got {weights!r}')
+    llama_cpp = import_llama()
+    try:
+        import uvicorn
+        from llama_cpp.server.app import create_app
+        from llama_cpp.server.settings import ModelSettings, ServerSettings
+    except ImportError as e:
+        raise ModelError(f"serve needs llama.cpp's server, and {e.name} is not installed: {_SERVER_EXTRAS}") from None
+    sock = _listen(host, port)
+    try:
+        port = sock.getsockname()[1]
+        with weight_layout(llama_cpp, Path(settings['model']), _auto_weights() if weights == 'auto' else weights):
+            app = create_app(server_settings=ServerSettings(host=host, port=port),
+                             model_settings=[ModelSettings(**settings)])
+        print(serve_line(host, port, settings['model_alias']), flush=True)
+        main = threading.current_thread() is threading.main_thread()
+        term = signal.signal(signal.SIGTERM, signal.default_int_handler) if main else None
+        try: uvicorn.Server(uvicorn.Config(app, log_level='warning')).run(sockets=[sock])
+        except KeyboardInterrupt: pass      # uvicorn shut down cleanly, then raised the signal that stopped it again
+        finally:
+            if main: signal.signal(signal.SIGTERM, term)
+    finally: sock.close()

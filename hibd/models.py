@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_models.ipynb #048f9afc
 from __future__ import annotations
-import copy, fcntl, hashlib, json, logging, math, numbers, os, threading, time, warnings
+import copy, email.utils, fcntl, hashlib, json, logging, math, numbers, os, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -13,7 +13,7 @@ import instructor, openai, pydantic
 from instructor.core.hooks import Hooks
 from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException, ResponseParsingError
 from instructor.function_calls import response_schema
-from openai.types.chat import ChatCompletion
+from openai.types.chat import ChatCompletion, ChatCompletionMessage
 from .schema import Belief, belief_schema
 from .tasks import cache_dir
 
@@ -193,8 +193,8 @@ MODE_CHOICES = ('auto', *INSTRUCTOR_MODES)   # what a config may ask for: `auto`
 
 # %% ../nbs/05_models.ipynb #ac7d2fbd
 class Unfinished(Exception):
-    "Raised inside a call that must stop (`why`: timeout | interrupted); `Backend._attempt` turns it into `CallIncomplete`."
-    def __init__(self, why: str, # timeout | interrupted
+    "Raised inside a call that must stop (`why`: one of `INCOMPLETE`); `Backend._attempt` makes it a `CallIncomplete`."
+    def __init__(self, why: str, # timeout | transport | interrupted
                  detail: str = '' # what happened
                 ): super().__init__(detail or why); self.why, self.detail = why, detail
 
@@ -358,6 +358,7 @@ class Backend:
         "The `CallIncomplete` that says what stopped a call of this backend."
         what = {'timeout': f'no answer within its time bound of {budget:g} s', 'transport': 'the request failed in transport',
                 'interrupted': 'the backend was interrupted (Backend.interrupt)'}[why]
+        detail = ' '.join(detail.split())            # one line, whatever the server sent
         return CallIncomplete(why, f'{self.name} backend, model {self.model}: the call did not finish: {what}'
                                    f'{f" ({detail})" if detail else ""}. It is not a result and nothing was recorded; a resume redoes it.')
 
@@ -550,6 +551,41 @@ def _is_loopback(url: str | None) -> bool:
     from urllib.parse import urlparse
     return bool(url) and urlparse(url).hostname in ('127.0.0.1', 'localhost', '::1')
 
+# %% ../nbs/05_models.ipynb #c85db68d
+class _BrokenReply(Unfinished):
+    "A reply that is not a well-formed chat completion: transport (retried, then `CallIncomplete`), never an answer."
+    def __init__(self, detail: str): super().__init__('transport', f'broken reply: {detail}')
+
+def _shown(r) -> str:
+    "What came instead of a chat completion, in a few words on one line."
+    if isinstance(r, str): return f"text {' '.join(r.split())[:80]!r}"
+    json_types = (list, dict, int, float, bool, type(None))
+    return f'a JSON {type(r).__name__}' if isinstance(r, json_types) else type(r).__name__
+
+def _completion(r) -> ChatCompletion:
+    "`r` if it is a chat completion whose first choice has a message, else `_BrokenReply` saying what came instead."
+    if not isinstance(r, ChatCompletion): raise _BrokenReply(f'not a chat completion but {_shown(r)}')
+    choices = getattr(r, 'choices', None)
+    if not isinstance(choices, list) or not choices:
+        raise _BrokenReply('an empty choices list' if isinstance(choices, list) else 'no choices list')
+    if not isinstance(getattr(choices[0], 'message', None), ChatCompletionMessage):
+        raise _BrokenReply('no message in its first choice')
+    return r
+
+# %% ../nbs/05_models.ipynb #85707955
+def _retry_after(e: BaseException) -> float | None:
+    "Seconds an HTTP error asks to wait before a retry (`retry-after-ms`; `Retry-After`: seconds or a date), or None."
+    if not isinstance(e, openai.APIStatusError): return None
+    h = e.response.headers
+    for name, scale in (('retry-after-ms', 1e-3), ('retry-after', 1.0)):
+        if (v := h.get(name)) is None: continue
+        try: s = float(v) * scale
+        except ValueError:
+            if (t := email.utils.parsedate_tz(v)) is None: continue
+            s = email.utils.mktime_tz(t) - time.time()
+        if math.isfinite(s): return max(s, 0.0)
+    return None
+
 # %% ../nbs/05_models.ipynb #580a0351
 class OpenAIBackend(Backend):
     "Any OpenAI-compatible chat-completions endpoint, through instructor."
@@ -560,7 +596,7 @@ class OpenAIBackend(Backend):
                  mode: str = 'tools', # auto | tools | json | json_schema | md_json (see `MODE_CHOICES`)
                  concurrency: int = 8, # most requests in flight
                  call_timeout: float | None = None, # bound on one call, all attempts and waits, seconds (None: `CALL_TIMEOUT`)
-                 transport_retries: int = 2, # retries of connection errors, 429 and 5xx (within the budget)
+                 transport_retries: int = 2, # retries of connection errors, 429, 5xx, broken replies (in the budget)
                  cache: Cache | str | Path | None = None,
                  timeout: float | None = None # the older name of `call_timeout`
                 ):
@@ -578,17 +614,29 @@ class OpenAIBackend(Backend):
     def _dispatch(self, kw, deadline):
         return self._in_worker(lambda: self._create(kw, max(deadline - time.monotonic(), 0.0)), deadline)
 
+    def _post(self, kw, timeout) -> ChatCompletion:
+        "One request; a reply that is not a well-formed chat completion raises `_BrokenReply`."
+        try: r = self.client.post('/chat/completions', body={'model': self.model_name, **kw}, cast_to=ChatCompletion,
+                                  options={'timeout': timeout})
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise _BrokenReply(f'the body is not JSON ({_error_text(e)})') from e
+        return _completion(r)
+
     def _create(self, kw, remaining):
         end = time.monotonic() + remaining
         for i in range(self.transport_retries + 1):
             left = end - time.monotonic()
             if left <= 0: raise Unfinished('timeout', 'no time left for the request')
-            try: return self.client.post('/chat/completions', body={'model': self.model_name, **kw}, cast_to=ChatCompletion,
-                                         options={'timeout': left})
+            try: return self._post(kw, left)
             except openai.APITimeoutError: raise
-            except _TRANSIENT:
+            except (*_TRANSIENT, _BrokenReply) as e:
                 if i == self.transport_retries: raise
-                if self._stop.wait(min(0.5 * 2 ** i, 8.0, max(end - time.monotonic(), 0.0))): raise Unfinished('interrupted')
+                wait, left = _retry_after(e), max(end - time.monotonic(), 0.0)
+                if wait is not None and wait >= left:
+                    raise Unfinished('transport', f'{_error_text(e)}; the server asks to retry after {wait:g} s, '
+                                                  f'past the time bound of the call ({left:.1f} s left)') from e
+                if self._stop.wait(min(0.5 * 2 ** i, 8.0, left) if wait is None else wait):
+                    raise Unfinished('interrupted')
 
     def _why(self, e):
         if isinstance(e, openai.APITimeoutError): return 'timeout'      # (an APIConnectionError too: test it first)

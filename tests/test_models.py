@@ -1,13 +1,13 @@
 """hibd.models and hibd.llama: elicitation failures recorded with raw text, caching, replay, hash pinning, timeouts,
 concurrency; and (marked `real_model`, select with `-m real_model`) the embedded GGUF models in-process and behind
 llama.cpp's server."""
-import importlib.util, json, math, os, shutil, socket, subprocess, sys, threading, time, urllib.request
+import email.utils, importlib.util, json, math, os, re, shutil, socket, subprocess, sys, threading, time, urllib.request
 from pathlib import Path
 import pytest
 from hibd.models import (CALL_TIMEOUT, CHARS_PER_TOKEN, Cache, Call, CallIncomplete, RAW_TEXT_CAP, ModelError, OpenAIBackend,
-                         ReplayBackend, ScriptedBackend, example_messages)
+                         ReplayBackend, ScriptedBackend, completion_dict, example_messages)
 from hibd.llama import (LOCAL_CALL_TIMEOUT, LOCAL_MODELS, LocalBackend, check_sha256, get_backend, has_amx, model_file,
-                        repack_tensors)
+                        repack_tensors, serve_url)
 from stub_server import serve_stub      # tests/stub_server.py: tests/ is on sys.path under pytest (the rootdir conftest)
 from hibd.schema import example_belief, validate_belief
 
@@ -171,6 +171,77 @@ def test_transport_failure_raises_call_incomplete_not_recorded(stub, tmp_path):
     with pytest.raises(CallIncomplete) as e: dead.complete(MSGS)
     assert e.value.why == 'transport'
     assert len(b.cache) == 0
+
+WHOLE = completion_dict(GOOD, 'stub-model')
+BROKEN = {'cut-off body': {'body': json.dumps(WHOLE)[:300]},      # a 200 whose JSON stops mid-string
+          'HTML page': {'body': '<html>\n<body><h1>502 Bad Gateway</h1></body>\n</html>', 'content_type': 'text/html'},
+          'body not JSON': {'body': 'upstream connect error or disconnect/reset before headers'},
+          'JSON not an object': {'body': '[]'},
+          'empty choices': {'body': json.dumps({**WHOLE, 'choices': []})},
+          'no choices': {'body': json.dumps({k: v for k, v in WHOLE.items() if k != 'choices'})},
+          'no message': {'body': json.dumps({**WHOLE, 'choices': [{'index': 0, 'finish_reason': 'stop'}]})}}
+
+@pytest.mark.parametrize('name', BROKEN)
+def test_a_broken_reply_is_transport_never_cached_and_redone(stub, tmp_path, name):
+    "A reply that is not a well-formed chat completion is no answer: one line, nothing cached, redone after recovery."
+    srv = stub([BROKEN[name], GOOD])                   # broken once, then the server recovers
+    b = OpenAIBackend('stub-model', base_url=srv.url, transport_retries=0, cache=tmp_path/'c.jsonl')
+    with pytest.raises(CallIncomplete, match='failed in transport [(]broken reply: ') as e: b.elicit(MSGS)
+    msg = str(e.value)
+    assert e.value.why == 'transport' and '\n' not in msg and 'a resume redoes it' in msg, msg
+    assert srv.hits == 1 and len(b.cache) == 0 and not (tmp_path/'c.jsonl').exists()
+    c = b.elicit(MSGS)                                 # the resume asks again
+    assert (c.ok, c.cached, c.attempts, srv.hits, len(b.cache)) == (True, False, 1, 2, 1)
+    again = OpenAIBackend('stub-model', base_url=srv.url, cache=tmp_path/'c.jsonl').elicit(MSGS)
+    assert again.cached and again.belief == c.belief and srv.hits == 2
+
+def test_a_broken_reply_is_retried_like_a_5xx(stub):
+    "Within `transport_retries` a broken reply is asked again in the same attempt: no failed attempt, nothing fed back."
+    srv = stub([BROKEN['cut-off body'], BROKEN['HTML page'], GOOD])
+    c = OpenAIBackend('stub-model', base_url=srv.url).elicit(MSGS)
+    assert (c.ok, c.attempts, c.errors, c.raw_texts, srv.hits) == (True, 1, [], [GOOD], 3)
+
+@pytest.mark.parametrize('mode', ['tools', 'json'])
+def test_a_well_formed_reply_with_broken_content_is_the_models_failure(stub, tmp_path, mode):
+    "Cut-off JSON *inside* a well-formed completion (tool arguments, content) is the model's output: recorded, cached."
+    cut = GOOD[:150]
+    srv = stub([cut if mode == 'tools' else {'content': cut}])
+    b = OpenAIBackend('stub-model', base_url=srv.url, mode=mode, cache=tmp_path/'c.jsonl')
+    c = b.elicit(MSGS, max_retries=0)
+    assert (c.ok, c.raw_texts, c.limit, len(b.cache)) == (False, [cut], 'max_retries', 1) and c.error
+
+def _rate_limited(after: str, header: str = 'Retry-After', status: int = 429) -> dict:
+    return {'status': status, 'content': 'rate limited', 'headers': {header: after}}
+
+def _gaps(srv) -> list[float]: return [b - a for a, b in zip(srv.times, srv.times[1:])]
+
+def test_retry_after_is_honoured(stub):
+    "The retry comes after the wait the server asks for (seconds, milliseconds, an HTTP date), measured at the server."
+    srv = stub([_rate_limited('2'), GOOD])
+    assert OpenAIBackend('stub-model', base_url=srv.url).elicit(MSGS).ok
+    assert srv.hits == 2 and _gaps(srv)[0] >= 2.0, _gaps(srv)
+    srv = stub([_rate_limited('1'), _rate_limited('1200', 'retry-after-ms', 503), GOOD])
+    assert OpenAIBackend('stub-model', base_url=srv.url).elicit(MSGS).ok
+    g = _gaps(srv)
+    assert srv.hits == 3 and g[0] >= 1.0 and g[1] >= 1.2, g
+    date = email.utils.formatdate(time.time() + 3, usegmt=True)         # whole seconds: 2 to 3 s from now
+    srv = stub([_rate_limited(date), GOOD])
+    assert OpenAIBackend('stub-model', base_url=srv.url).elicit(MSGS).ok
+    assert srv.hits == 2 and _gaps(srv)[0] >= 1.5, _gaps(srv)
+
+def test_a_retry_after_past_the_time_bound_gives_up_at_once(stub, tmp_path):
+    "A wait past the call's time bound (the backend's or the caller's) is not slept: transport at once, nothing cached."
+    srv = stub([_rate_limited('30'), GOOD])
+    b = OpenAIBackend('stub-model', base_url=srv.url, call_timeout=5, cache=tmp_path/'c.jsonl')
+    t0 = time.monotonic()
+    with pytest.raises(CallIncomplete, match='asks to retry after 30 s, past the time bound of the call') as e:
+        b.elicit(MSGS)
+    assert e.value.why == 'transport' and time.monotonic() - t0 < 1 and srv.hits == 1 and len(b.cache) == 0
+    srv = stub([_rate_limited('2'), GOOD])
+    t0 = time.monotonic()
+    with pytest.raises(CallIncomplete, match='asks to retry after 2 s') as e:
+        OpenAIBackend('stub-model', base_url=srv.url).elicit(MSGS, timeout=1.5)      # a rollout with 1.5 s left
+    assert time.monotonic() - t0 < 1 and srv.hits == 1
 
 def test_a_refused_request_is_a_model_error_not_incomplete(stub):
     "A 4xx (bad key, unknown model) would fail the same way on a resume: it stays a plain `ModelError`."
@@ -362,37 +433,40 @@ def _gone(pid):
 
 @real
 def test_llama_cpp_server_loopback(tmp_path):
-    _llama(); gguf = _smollm2()
+    "`hibd serve` as the servers page tells users: its line, beliefs in tools and json mode, a sweep, a clean SIGTERM."
+    _llama(); _smollm2()
     for m in ('fastapi', 'uvicorn', 'sse_starlette', 'starlette_context', 'pydantic_settings'):
         if importlib.util.find_spec(m) is None: pytest.skip(f'server extras missing ({m}): pip install "llama-cpp-python[server]==0.3.36"')
-    port = _free_port()
-    args = ['--model', str(gguf), '--host', '127.0.0.1', '--port', str(port), '--n_ctx', '2048', '--model_alias', 'smollm2']
-    if has_amx():   # llama.cpp's AMX kernel segfaults on this CPU: run the same server with the extra buffers off
-        cmd = [sys.executable, '-c', 'import runpy, sys\nfrom hibd.llama import import_llama, no_extra_bufts\n'
-               'with no_extra_bufts(import_llama()): sys.argv[0] = "llama_cpp.server"; '
-               'runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)', *args]
-    else: cmd = [sys.executable, '-m', 'llama_cpp.server', *args]
-    log = open(tmp_path/'server.log', 'w+b')       # not a pipe: the server logs a lot and would block on a full pipe
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, 'OMP_WAIT_POLICY': 'PASSIVE'})
+    # as the servers page says: `hibd serve --model local:smollm2-135m` (port 0: a free port, named in its line)
+    cmd = [sys.executable, '-c', 'from hibd.llama import serve; serve("local:smollm2-135m", port=0, n_ctx=2048)']
+    log = open(tmp_path/'server.log', 'w+b')       # not a pipe: a server that logs a lot would block on a full pipe
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     try:
-        url = f'http://127.0.0.1:{port}/v1'
         t0 = time.monotonic()
         while True:
-            if proc.poll() is not None: pytest.fail(f"server exited: {(tmp_path/'server.log').read_text()[-2000:]}")
-            try: urllib.request.urlopen(f'{url}/models', timeout=1).read(); break
-            except OSError: time.sleep(0.2)
-            if time.monotonic() - t0 > 120: pytest.fail(f"server did not come up in 120 s: {(tmp_path/'server.log').read_text()[-2000:]}")
-        b = OpenAIBackend('smollm2', base_url=url, timeout=120)
+            out = (tmp_path/'server.log').read_text()
+            if proc.poll() is not None: pytest.fail(f'server exited: {out[-2000:]}')
+            if '--base-url' in out: break
+            if time.monotonic() - t0 > 120: pytest.fail(f'server did not come up in 120 s: {out[-2000:]}')
+            time.sleep(0.2)
+        line, url = out.strip(), serve_url(out)
+        want = r'hibd serve: smollm2-135m at (\S+); use --model openai:smollm2-135m --base-url \1 [(]Ctrl-C stops it[)]'
+        assert re.fullmatch(want, line), out
+        assert re.fullmatch(r'http://127\.0\.0\.1:\d+/v1', url)
+        assert json.load(urllib.request.urlopen(f'{url}/models', timeout=10))['data'][0]['id'] == 'smollm2-135m'
+        b = OpenAIBackend('smollm2-135m', base_url=url, timeout=120)
         c = b.elicit(MSGS, max_retries=0, max_tokens=400)
         _valid_or_recorded(c)
-        assert c.served_model == 'smollm2' and c.backend == 'openai' and c.mode == 'tools'
-        j = OpenAIBackend('smollm2', base_url=url, timeout=120, mode='json').elicit(MSGS, max_retries=0, max_tokens=400)
+        assert c.served_model == 'smollm2-135m' and c.backend == 'openai' and c.mode == 'tools'
+        j = OpenAIBackend('smollm2-135m', base_url=url, timeout=120, mode='json').elicit(MSGS, max_retries=0,
+                                                                                          max_tokens=400)
         _valid_or_recorded(j)                                  # json mode: the server's response_format json_object
         assert j.mode == 'json' and j.key != c.key
         # a sweep config with mode = "json" against the same server: the manifest and every call record say json
         from hibd.runs import run_sweep
         (tmp_path/'json.toml').write_text('name = "json"\ntasks = ["code_variance_off_by_one"]\nharnesses = ["H0"]\nK = [1]\n'
-                                          f'seeds = [0]\n[model]\nspec = "openai:smollm2"\nbase_url = "{url}"\nmode = "json"\n'
+                                          f'seeds = [0]\n[model]\nspec = "openai:smollm2-135m"\nbase_url = "{url}"\n'
+                                          'mode = "json"\n'
                                           'max_retries = 0\ncall_timeout = 120\n[limits]\ntokens_per_call = 400\n')
         run = run_sweep(tmp_path/'json.toml', out=tmp_path/'run', progress=False)
         man = json.loads((run/'manifest.json').read_text())
@@ -400,10 +474,10 @@ def test_llama_cpp_server_loopback(tmp_path):
         assert {json.loads(l)['mode'] for l in (run/'calls.jsonl').read_text().splitlines()} == {'json'}
         assert json.loads((run/'status.json').read_text())['done'] == 1
     finally:
-        proc.terminate()
+        proc.terminate()                                # SIGTERM, as a service manager stops it
         try: proc.wait(10)
         except subprocess.TimeoutExpired: proc.kill(); proc.wait(10)
-    assert _gone(proc.pid)
+    assert _gone(proc.pid) and proc.returncode == 0, (tmp_path/'server.log').read_text()[-2000:]   # it stopped cleanly
 
 
 def test_auto_mode_falls_back_to_json_on_a_tools_rejection(tmp_path):
