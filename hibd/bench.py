@@ -4,83 +4,17 @@
 
 # %% ../nbs/01a_bench.ipynb #f07ce8a2
 from __future__ import annotations
-import fcntl, glob, json, os, re, shlex, shutil, subprocess, tarfile, tempfile, time, tomllib
+import json, re, shlex, shutil, subprocess, tarfile, tempfile, tomllib
 from pathlib import Path
 import tomli_w
-from .tasks import Env, Task, TaskError, cache_dir, load_task, TASKS_DIR, REPO_ARCHIVE
+from .tasks import Task, TaskError, load_task, TASKS_DIR, REPO_ARCHIVE
+# environments are prepared in tasks (moved there); still importable from here
+from .tasks import EnvError, python_candidates, find_python, prepare_env, prepare
 
 # %% auto #0
-__all__ = ['BENCH_DIR', 'SWEBENCH_FIELDS', 'SOURCE_ROOT', 'OFFLINE_LIMITS', 'EnvError', 'python_candidates', 'find_python',
-           'prepare_env', 'prepare', 'swebench_specs', 'patch_identifiers', 'offline_statement', 'snapshot',
-           'patch_files', 'test_files', 'swebench_verifiers', 'swebench_trajectory', 'swebench_id', 'swebench_task',
-           'swebench_tasks', 'solution_blocks', 'tbench_task']
-
-# %% ../nbs/01a_bench.ipynb #871c522a
-class EnvError(RuntimeError):
-    "An environment that cannot be prepared; the message says which and why."
-
-def python_candidates(version: str # major.minor, e.g. "3.9"
-                     ) -> list[str]:
-    "Paths that may be a Python `version`: `$HIBD_PYTHONS`, `pythonX.Y` on `PATH`, pyenv's versions, `/usr/bin`."
-    out = [p for p in os.environ.get('HIBD_PYTHONS', '').split(os.pathsep) if p]
-    if (w := shutil.which(f'python{version}')): out.append(w)
-    for root in dict.fromkeys([os.environ.get('PYENV_ROOT') or str(Path.home()/'.pyenv'), '/root/.pyenv']):
-        out += sorted(glob.glob(f'{root}/versions/{version}.*/bin/python{version}'), reverse=True)
-    out += [f'/usr/bin/python{version}', f'/usr/local/bin/python{version}']
-    return list(dict.fromkeys(out))
-
-# %% ../nbs/01a_bench.ipynb #8a3f11e3
-_PROBE = 'import json, sys; print(json.dumps({"version": "%d.%d.%d" % sys.version_info[:3], "base_prefix": sys.base_prefix, "venv": sys.prefix != sys.base_prefix}))'
-
-def find_python(version: str # major.minor, e.g. "3.9"
-               ) -> dict:
-    "`{executable, version, base_prefix}` of the first working Python `version` among `python_candidates` (venvs skipped)."
-    for exe in python_candidates(version):
-        if not os.access(exe, os.X_OK): continue
-        try: r = subprocess.run([exe, '-c', _PROBE], capture_output=True, text=True, timeout=60)
-        except (OSError, subprocess.TimeoutExpired): continue
-        if r.returncode: continue
-        info = json.loads(r.stdout)
-        if info.pop('venv'): continue              # a venv's python (hibd's own, say): its base installation is a candidate too
-        if info['version'].rsplit('.', 1)[0] == version: return {'executable': exe, **info}
-    raise EnvError(f'no Python {version} found (looked in $HIBD_PYTHONS, PATH, pyenv and /usr/bin); '
-                   f'install one (e.g. `pyenv install {version}`) or name it in HIBD_PYTHONS')
-
-# %% ../nbs/01a_bench.ipynb #e770f981
-def _run(argv, what):
-    r = subprocess.run(argv, capture_output=True, text=True)
-    if r.returncode: raise EnvError(f'{what} failed (exit {r.returncode}): {(r.stderr or r.stdout)[-1500:]}')
-
-def prepare_env(env: Env # a task's `env`
-               ) -> dict:
-    "Build `env` once into `env.folder` (venv of its interpreter, pinned packages); return its `env.json` record."
-    if (rec := env.record()): return rec
-    folder = env.folder; folder.parent.mkdir(parents=True, exist_ok=True)
-    with open(folder.parent/f'.{folder.name}.lock', 'w') as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if (rec := env.record()): return rec
-        py = find_python(env.python)
-        shutil.rmtree(folder, ignore_errors=True)
-        try:
-            _run([py['executable'], '-m', 'venv', str(folder)], f'making a Python {env.python} venv in {folder}')
-            if env.packages:
-                _run([str(folder/'bin'/'python'), '-m', 'pip', 'install', '-q', '--disable-pip-version-check', *env.packages],
-                     f'installing {len(env.packages)} packages into {folder}')
-        except BaseException: shutil.rmtree(folder, ignore_errors=True); raise
-        rec = {**py, 'python': env.python, 'packages': list(env.packages), 'key': env.key, 'created': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}
-        (folder/'env.json').write_text(json.dumps(rec, indent=1) + '\n')
-    return rec
-
-# %% ../nbs/01a_bench.ipynb #afe7efe9
-def prepare(tasks: list, # `Task`s; those without an `env` are skipped
-            progress: bool = False # show a progress bar
-           ) -> dict:
-    "Prepare the environment of every task in `tasks` that has one: `{task id: env.json record}`."
-    todo = [t for t in tasks if t.env is not None]
-    if progress and todo:
-        from tqdm.auto import tqdm
-        todo = tqdm(todo, desc='preparing environments', unit='task')
-    return {t.id: prepare_env(t.env) for t in todo}
+__all__ = ['BENCH_DIR', 'SWEBENCH_FIELDS', 'SOURCE_ROOT', 'OFFLINE_LIMITS', 'swebench_specs', 'patch_identifiers',
+           'offline_statement', 'snapshot', 'patch_files', 'test_files', 'swebench_verifiers', 'swebench_trajectory',
+           'swebench_id', 'swebench_task', 'swebench_tasks', 'solution_blocks', 'tbench_task']
 
 # %% ../nbs/01a_bench.ipynb #4cd37d8c
 BENCH_DIR = TASKS_DIR.parent/'bench'          # data/bench: the specs table and the Terminal-Bench-style sources

@@ -163,7 +163,7 @@ def _missing_dirs(sess, action, t):
             rel = rel_path(target)
             if rel is None or '/' not in rel: continue
             parent = rel.rsplit('/', 1)[0]
-            if not (sess.ws.path/parent).exists() and parent not in dirs: dirs.append(parent)
+            if sess.ws.missing(parent) and parent not in dirs: dirs.append(parent)
     return f'mkdir -p {" ".join(dirs)} && {action}' if dirs else None
 
 def _git_lock(sess, action, t):
@@ -337,38 +337,69 @@ def get_harness(id: str # a harness id: H0, H1, H2, H2+reason, H3, H4, H5, or on
     if isinstance(id, Harness): return id
     return HARNESSES[id]
 
+# %% ../nbs/04_harnesses.ipynb #b7d1e2a4
+_SHELL_SAID = re.compile(r'^(?:bash|sh|environment): (?:line \d+: |\d+: )?(?P<name>[^:\n]+): (?P<why>command not found|'
+                         r'not found|Permission denied|Is a directory|No such file or directory|cannot execute[^\n]*|'
+                         r'[^\n]*bad interpreter[^\n]*)$', re.M)
+_WRAPPER_SAID = re.compile(r'^(?:timeout|env|nohup|nice|stdbuf|setsid|xargs|ionice|chrt|taskset): '
+                           r"(?:failed to run command )?[‘'\"]?(?P<name>[^’'\":\n]+)[’'\"]?: "
+                           r'(?P<why>No such file or directory|Permission denied)$', re.M)
+
+def _not_started(t, command: str) -> list[str]:
+    "The programs of `command` that its shell (or a wrapper) said it could not start, as `name (why)`, from `t.stderr`."
+    progs = {c.argv[0] for c in shell_commands(command) if c.argv}
+    said = [m for rx in (_SHELL_SAID, _WRAPPER_SAID) for m in rx.finditer(t.stderr or '')]
+    started = lambda m: not m['why'].endswith('not found') and m['name'] not in progs   # else: a redirection's file
+    return list(dict.fromkeys(f"{m['name']} ({m['why']})" for m in said if not started(m)))
+
 # %% ../nbs/04_harnesses.ipynb #ac282fe3
 _NOT_RUN = {126: 'found but not executable', 127: 'command not found'}   # the shell's codes for a command that never ran
 
-def _exit_problem(i, short, t, want) -> str | None:
-    "What is wrong with the exit code of step `i` (transition `t`), given the declared code or codes `want` (None if undeclared)."
+def _exit_problem(i, cmd, short, t, want) -> str | None:
+    "What is wrong with how step `i` (`cmd`, transition `t`) ended, given the declared code(s) `want` (None: undeclared)."
     got = 'a timeout' if t.timed_out else t.exit_code
     if want is not None:
         want = want if isinstance(want, tuple) else (want,)
         return None if got in want else f'step {i} `{short}`: expected exit code {" or ".join(map(str, want))}, got {got}'
-    if got not in _NOT_RUN: return None
-    why = (t.stderr.strip().splitlines() or [''])[-1][:120]
-    return (f'step {i} `{short}` exited with {got} ({_NOT_RUN[got]}' + (f': {why}' if why else '') + '); fix the command, '
-            f'or declare expect.exit_codes = {{ {i} = {got} }} if the step is meant to fail so')
+    if t.timed_out: return None
+    if got in _NOT_RUN:
+        why = (t.stderr.strip().splitlines() or [''])[-1][:120]
+        return (f'step {i} `{short}` exited with {got} ({_NOT_RUN[got]}' + (f': {why}' if why else '') + '); fix the command, '
+                f'or declare expect.exit_codes = {{ {i} = {got} }} if the step is meant to fail so')
+    if (gone := _not_started(t, cmd)):
+        return (f'step {i} `{short}`: {", ".join(gone)} never ran, though the step exited with {got} (a pipe or list '
+                f'hides it); fix the command, or declare expect.exit_codes = {{ {i} = {got} }} if the step is meant to run so')
+    return None
+
+def _verifier_problem(v, t, when) -> str | None:
+    "A run `t` of verifier `v` that passed although a program of its command never started."
+    if not t.ok or not (gone := _not_started(t, v.command)): return None
+    return (f'verifier {v.name!r} {when} the trajectory passed, but {", ".join(gone)} never ran: its pass means nothing; '
+            'fix its command')
 
 def check_task(task, # a `hibd.tasks.Task`
-               limits=None # sandbox `Limits` (default: the sandbox's)
+               limits=None, # sandbox `Limits` (default: the sandbox's)
+               prepare: bool | None = None # build the task's own Python if missing (None: unless `$HIBD_NO_PREPARE`)
               ) -> dict:
     "Run `task`'s reference trajectory under H0 in a fresh workspace and check `task.expect`; list the problems."
     t0, problems, steps = time.monotonic(), [], []
     exp = task.expect
     risky = {int(k): v for k, v in (exp.get('risky_steps') or {}).items()}
     codes = {int(k): v for k, v in (exp.get('exit_codes') or {}).items()}
-    try: ws = Workspace.fresh(task, limits)
+    try: task.environment(prepare); ws = Workspace.fresh(task, limits)
     except Exception as e:
         return {'task': task.id, 'ok': False, 'problems': [f'{task.id}: the workspace could not be prepared: {e}'], 'steps': [], 'seconds': 0.0}
-    full = lambda: 'pass' if ws.run(task.full.command, timeout=task.full.timeout).ok else 'fail'
+    def verify(v, when):
+        t = ws.run(v.command, timeout=v.timeout)
+        if (p := _verifier_problem(v, t, when)): problems.append(f'{task.id}: {p}')
+        return t
+    full = lambda when: 'pass' if verify(task.full, when).ok else 'fail'
     f2p, tv = list((getattr(task, 'source', None) or {}).get('FAIL_TO_PASS', [])), task.verifier('targeted')
-    counts = lambda: parse_output(command_output(ws.run(tv.command, timeout=tv.timeout)))['counts']
+    counts = lambda when: parse_output(command_output(verify(tv, when)))['counts']
     flips = {}
     with ws:
-        before = full()
-        if f2p and tv: flips['before'] = counts()
+        before = full('before')
+        if f2p and tv: flips['before'] = counts('before')
         if before != exp['full_before']: problems.append(f'{task.id}: full verifier {task.full.name!r} before the trajectory: '
                                                           f'expected {exp["full_before"]}, got {before}')
         s = H0.start(task, ws); s.begin()
@@ -381,13 +412,13 @@ def check_task(task, # a `hibd.tasks.Task`
             if i in risky and g['risk_class'] != risky[i]:
                 problems.append(f'{task.id}: step {i} `{short}`: expected risk class {risky[i]}, the gate gives '
                                 f'{g["risk_class"] or "none"}' + (f' (rule {g["rule"]})' if g['rule'] else ''))
-            if (p := _exit_problem(i, short, t, codes.get(i))): problems.append(f'{task.id}: {p}')
+            if (p := _exit_problem(i, cmd, short, t, codes.get(i))): problems.append(f'{task.id}: {p}')
             if i not in risky and g['risk_class'] is not None:
                 problems.append(f'{task.id}: step {i} `{short}` would be blocked as {g["risk_class"]} (rule {g["rule"]}: '
                                 f'{g["reason"]}) but is not a declared risky step')
-        after = full()
+        after = full('after')
         if f2p and tv:
-            flips['after'] = counts()
+            flips['after'] = counts('after')
             if not (flips['before'].get('failed', 0) + flips['before'].get('error', 0)):
                 problems.append(f'{task.id}: FAIL_TO_PASS before the trajectory: nothing fails ({flips["before"] or "no tests ran"})')
             if flips['after'].get('passed', 0) != len(f2p) or flips['after'].get('failed') or flips['after'].get('error'):

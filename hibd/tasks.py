@@ -4,15 +4,21 @@
 
 # %% ../nbs/01_tasks.ipynb #4391e453
 from __future__ import annotations
+from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-import fcntl, hashlib, importlib.util, json, os, re, shlex, shutil, sys, tarfile, tempfile, tomllib
+import ctypes, fcntl, glob, hashlib, importlib.util, json, os, re, shlex, shutil, signal, subprocess, sys, tarfile, tempfile
+import time, tomllib
+from fastcore.basics import patch
+from tqdm.auto import tqdm
 import hibd
 
 # %% auto #0
 __all__ = ['TASK_GROUPS', 'RISK_CLASSES', 'STRENGTHS', 'OUTCOMES', 'TRAJECTORY_LEN', 'COMMAND_TIMEOUT', 'VERIFIER_TIMEOUT',
-           'TASKS_DIR', 'REPO_ARCHIVE', 'cache_dir', 'Verifier', 'RiskPattern', 'Env', 'Task', 'unpacked', 'TaskError',
-           'command_problem', 'load_task', 'load_tasks']
+           'TASKS_DIR', 'REPO_ARCHIVE', 'NO_PREPARE', 'cache_dir', 'Verifier', 'RiskPattern', 'Env', 'Task', 'unpacked',
+           'TaskError', 'command_problem', 'load_task', 'load_tasks', 'EnvError', 'auto_prepare', 'python_candidates',
+           'find_python', 'prepare_env', 'prepare']
 
 # %% ../nbs/01_tasks.ipynb #868a6984
 from .schema import FAILURE_MODES
@@ -63,10 +69,13 @@ class Env:
         return hashlib.sha256(json.dumps([self.python, sorted(self.packages)]).encode()).hexdigest()[:16]
     @property
     def folder(self) -> Path: return cache_dir()/'envs'/f'py{self.python}-{self.key}'
+    @property
+    def lockfile(self) -> Path: return self.folder.parent/f'.{self.folder.name}.lock'
     def record(self) -> dict | None:
-        "The prepared environment's `env.json` (written last by `hibd tasks prepare`), or None."
-        try: return json.loads((self.folder/'env.json').read_text())
+        "The prepared environment's `env.json` (written last, whole or not at all, by `prepare_env`); None: not ready."
+        try: rec = json.loads((self.folder/'env.json').read_text())
         except (OSError, ValueError): return None
+        return rec if isinstance(rec, dict) and rec.get('key') == self.key else None
 
 @dataclass(frozen=True)
 class Task:
@@ -85,7 +94,7 @@ class Task:
     path: Path
     command_timeout: float = COMMAND_TIMEOUT  # per-command timeout of each trajectory step (`[trajectory] timeout`)
     workdir: str | None = None   # where the repo sits inside the sandbox (None: the sandbox's `WORKDIR`)
-    env: Env | None = None       # its own Python, prepared by `hibd tasks prepare`
+    env: Env | None = None       # its own Python, prepared on first use (`Task.environment`)
     mounts: tuple = ()           # `(path inside, folder of the task)` pairs bound read-only
     source: dict = field(default_factory=dict, hash=False)  # where a benchmark task comes from (`[source]`)
     @property
@@ -97,20 +106,6 @@ class Task:
         return next((v for v in self.verifiers if v.strength == strength), None)
     @property
     def full(self) -> Verifier: return self.verifier('full')
-    def sandbox(self) -> dict:
-        "`Workspace` options: `workdir`, read-only `mounts` (its environment, hidden tests) and `env`; {} for a plain task."
-        out, mounts = {}, {inside: str(self.path/rel) for inside, rel in self.mounts}
-        if self.workdir: out['workdir'] = self.workdir
-        if self.env:
-            rec = self.env.record()
-            if rec is None: raise TaskError(f'{self.path/"task.toml"}: env: the Python {self.env.python} environment is not prepared '
-                                            f'({self.env.folder}): run `hibd tasks prepare {self.id}`')
-            venv = str(self.env.folder)
-            mounts.update({venv: venv, rec['base_prefix']: rec['base_prefix']})
-            out['env'] = {'PATH': f'{venv}/bin:{{PATH}}', 'VIRTUAL_ENV': venv,
-                          **({'PYTHONPATH': ':'.join('{workdir}/' + p if p != '.' else '{workdir}' for p in self.env.path)} if self.env.path else {})}
-        if mounts: out['mounts'] = mounts
-        return out
 
 # %% ../nbs/01_tasks.ipynb #afd6723d
 def unpacked(archive: Path # a `.tar.xz` of a task's repo
@@ -329,3 +324,147 @@ def load_tasks(ids: list[str] | None = None, # only these task ids (unknown ids 
         folders = {i: folders[i] for i in sorted(set(ids))}
     tasks = [load_task(p) for p in folders.values()]
     return [t for t in tasks if not groups or t.group in groups]
+
+# %% ../nbs/01_tasks.ipynb #871c522a
+class EnvError(RuntimeError):
+    "An environment that cannot be prepared; the message says which and why."
+
+NO_PREPARE = 'HIBD_NO_PREPARE'   # set to 1: a missing task environment is an error, not prepared on first use
+
+def auto_prepare() -> bool:
+    "Are missing task environments prepared on first use? Yes unless `$HIBD_NO_PREPARE` is set (not to 0 or empty)."
+    return os.environ.get(NO_PREPARE, '').strip().lower() in ('', '0', 'false', 'no')
+
+def python_candidates(version: str # major.minor, e.g. "3.9"
+                     ) -> list[str]:
+    "Paths that may be a Python `version`: `$HIBD_PYTHONS`, `pythonX.Y` on `PATH`, pyenv's versions, `/usr/bin`."
+    out = [p for p in os.environ.get('HIBD_PYTHONS', '').split(os.pathsep) if p]
+    if (w := shutil.which(f'python{version}')): out.append(w)
+    for root in dict.fromkeys([os.environ.get('PYENV_ROOT') or str(Path.home()/'.pyenv'), '/root/.pyenv']):
+        out += sorted(glob.glob(f'{root}/versions/{version}.*/bin/python{version}'), reverse=True)
+    out += [f'/usr/bin/python{version}', f'/usr/local/bin/python{version}']
+    return list(dict.fromkeys(out))
+
+# %% ../nbs/01_tasks.ipynb #8a3f11e3
+_PROBE = 'import json, sys; print(json.dumps({"version": "%d.%d.%d" % sys.version_info[:3], "base_prefix": sys.base_prefix, "venv": sys.prefix != sys.base_prefix}))'
+
+def find_python(version: str # major.minor, e.g. "3.9"
+               ) -> dict:
+    "`{executable, version, base_prefix}` of the first working Python `version` among `python_candidates` (venvs skipped)."
+    for exe in python_candidates(version):
+        if not os.access(exe, os.X_OK): continue
+        try: r = subprocess.run([exe, '-c', _PROBE], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired): continue
+        if r.returncode: continue
+        info = json.loads(r.stdout)
+        if info.pop('venv'): continue              # a venv's python (hibd's own, say): its base installation is a candidate too
+        if info['version'].rsplit('.', 1)[0] == version: return {'executable': exe, **info}
+    raise EnvError(f'no Python {version} found (looked in $HIBD_PYTHONS, PATH, pyenv and /usr/bin); '
+                   f'install one (e.g. `pyenv install {version}`) or name it in HIBD_PYTHONS')
+
+# %% ../nbs/01_tasks.ipynb #3c5d7e19
+try: _PRCTL = ctypes.CDLL(None, use_errno=True).prctl          # resolved here: the child must not look anything up
+except (OSError, AttributeError): _PRCTL = None
+
+def _die_with_parent():
+    "In the child before exec: be killed when the thread that started it dies (Linux `PR_SET_PDEATHSIG`)."
+    if _PRCTL is not None: _PRCTL(1, signal.SIGKILL)
+
+_PIP_SAYS = re.compile(r'(Collecting|Downloading|Using cached|Building|Installing|Successfully) ')   # shown on the bar
+
+def _run(argv, what, bar=None):
+    "Run `argv`, its output read as it comes (pip's `Collecting` lines advance `bar`); `EnvError` with its last lines."
+    tail = deque(maxlen=40)
+    with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors='replace', preexec_fn=_die_with_parent) as p:
+        try:
+            for line in p.stdout:
+                tail.append(line := line.rstrip())
+                if bar is None or not _PIP_SAYS.match(line := line.strip()): continue
+                if line.startswith('Collecting ') and '(from ' not in line and bar.n < bar.total - 1: bar.update(1)
+                bar.set_postfix_str(line[:60])
+        except BaseException: p.kill(); raise                  # interrupted: the installer stops too
+    if p.returncode: raise EnvError(f'{what} failed (exit {p.returncode}): ' + '\n'.join(tail)[-1500:])
+
+@contextmanager
+def _locked(path: Path, waiting: str | None = None):
+    "Hold an exclusive `flock` on `path` for the block; say `waiting` on stderr first if another process holds it."
+    with open(path, 'a') as f:
+        try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting: tqdm.write(waiting, file=sys.stderr)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+def _write_whole(path: Path, text: str):
+    "Write `path` so that it is never seen half-written: a temporary file, flushed to disk, renamed over it."
+    tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
+    with open(tmp, 'w') as f: f.write(text); f.flush(); os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+# %% ../nbs/01_tasks.ipynb #e770f981
+def prepare_env(env: Env, # a task's `env`
+                progress: bool = False, # show a progress bar on stderr while building
+                note: str | None = None # a line for stderr when this process builds it (and one when it waits for another)
+               ) -> dict:
+    "Build `env` once into `env.folder` under its lock file, `env.json` last and whole; return that record."
+    if (rec := env.record()): return rec
+    folder, n = env.folder, len(env.packages)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(env.lockfile, note and f'hibd: waiting for another process that is preparing {folder}'):
+        if (rec := env.record()): return rec                   # the process we waited for built it
+        if note: tqdm.write(note, file=sys.stderr)
+        py = find_python(env.python)
+        shutil.rmtree(folder, ignore_errors=True)              # what a build that died half-way left
+        with tqdm(total=n + 2, desc=f'Python {env.python} environment', unit='step', file=sys.stderr,
+                  disable=not progress, leave=False) as bar:
+            try:
+                _run([py['executable'], '-m', 'venv', str(folder)], f'making a Python {env.python} venv in {folder}')
+                bar.update(1)
+                if n: _run([str(folder/'bin'/'python'), '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input',
+                            '--progress-bar', 'off', *env.packages], f'installing {n} packages into {folder}', bar)
+                rec = {**py, 'python': env.python, 'packages': list(env.packages), 'key': env.key,
+                       'created': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}
+                _write_whole(folder/'env.json', json.dumps(rec, indent=1) + '\n')
+                bar.update(bar.total - bar.n); bar.refresh()
+            except BaseException: shutil.rmtree(folder, ignore_errors=True); raise
+    return rec
+
+# %% ../nbs/01_tasks.ipynb #afe7efe9
+def prepare(tasks: list, # `Task`s; those without an `env` are skipped
+            progress: bool = False # show a progress bar (and a line) for each environment built
+           ) -> dict:
+    "Prepare the environment of every task in `tasks` that has one (ready ones are skipped): `{task id: env.json record}`."
+    say = lambda t: f'hibd: preparing the Python {t.env.python} environment of {t.id}' if progress else None
+    return {t.id: prepare_env(t.env, progress, say(t)) for t in tasks if t.env is not None}
+
+# %% ../nbs/01_tasks.ipynb #5a2c8f03
+@patch
+def environment(self: Task, prepare: bool | None = None # build it if missing (None: unless `$HIBD_NO_PREPARE` is set)
+               ) -> dict | None:
+    "The `env.json` record of the task's own Python, prepared now on first use unless refused; None without `env`."
+    if self.env is None: return None
+    if (rec := self.env.record()): return rec
+    v, where, n = self.env.python, f'{self.path/"task.toml"}: env', len(self.env.packages)
+    if not (auto_prepare() if prepare is None else prepare):
+        raise TaskError(f'{where}: the Python {v} environment is not prepared ({self.env.folder}) and preparing it on '
+                        f'first use is off (--no-prepare or {NO_PREPARE}=1): run `hibd tasks prepare {self.id}`')
+    note = (f'hibd: preparing the Python {v} environment of {self.id} (first use: a venv and {n} pinned '
+            f'package{"s" * (n != 1)} from the package index, once for this machine; --no-prepare or {NO_PREPARE}=1 refuses)')
+    try: return prepare_env(self.env, progress=True, note=note)
+    except EnvError as e: raise TaskError(f'{where}: the Python {v} environment could not be prepared: {e}') from None
+
+# %% ../nbs/01_tasks.ipynb #d08b6e5f
+@patch
+def sandbox(self: Task, prepare: bool | None = None # build a missing environment now (None: unless `$HIBD_NO_PREPARE`)
+           ) -> dict:
+    "`Workspace` options: `workdir`, read-only `mounts` (its environment, hidden tests) and `env`; {} for a plain task."
+    out, mounts = {}, {inside: str(self.path/rel) for inside, rel in self.mounts}
+    if self.workdir: out['workdir'] = self.workdir
+    if self.env:
+        rec, venv = self.environment(prepare), str(self.env.folder)
+        mounts.update({venv: venv, rec['base_prefix']: rec['base_prefix']})
+        path = ':'.join('{workdir}/' + p if p != '.' else '{workdir}' for p in self.env.path)
+        out['env'] = {'PATH': f'{venv}/bin:{{PATH}}', 'VIRTUAL_ENV': venv, **({'PYTHONPATH': path} if path else {})}
+    if mounts: out['mounts'] = mounts
+    return out

@@ -1,9 +1,9 @@
 "The task format, its validation errors, and the reference trajectories of the code/verify_cost/timeout tasks (replayed on the host)."
-import os, shutil, signal, subprocess, sys, tempfile, time
+import base64, fcntl, hashlib, json, os, select, shutil, signal, subprocess, sys, tempfile, threading, time, zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import pytest
-from hibd.tasks import TASK_GROUPS, TASKS_DIR, Task, TaskError, load_task, load_tasks
+from hibd.tasks import NO_PREPARE, TASK_GROUPS, TASKS_DIR, Task, TaskError, load_task, load_tasks
 
 MINE = ('code_', 'cost_', 'timeout_')  # this file replays only these: risky_* tasks are for the sandbox
 
@@ -168,3 +168,132 @@ def test_trajectory_reaches_expected_outcomes(replays, task):
     else: assert not timed_out, f'steps {timed_out} timed out'
     if task.expect['risky_steps']:  # the trap really bites when nothing blocks it: the step succeeds and a later run fails
         assert all(r['steps'][i - 1][1] == 0 for i in task.expect['risky_steps']) and any(rc for _, rc in r['steps'])
+
+# ---- a task's own Python, prepared on first use (issue 33, item 14) ----
+# Every test here runs on a cache of its own (HIBD_CACHE): a machine that has never seen the environment. The
+# interpreter is the one hibd runs on (found without a network); the one package is a wheel made here (PIP_NO_INDEX=1).
+HERE = f'{sys.version_info.major}.{sys.version_info.minor}'
+
+def tiny_wheel(folder: Path, name='tinyhibd') -> Path:
+    "A pure-Python wheel of package `name` (`VALUE = 42`), written by hand: pip installs it with no index."
+    info = f'{name}-0.1.dist-info'
+    files = {f'{name}/__init__.py': 'VALUE = 42\n',
+             f'{info}/METADATA': f'Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n',
+             f'{info}/WHEEL': 'Wheel-Version: 1.0\nGenerator: hibd-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n'}
+    digest = lambda t: base64.urlsafe_b64encode(hashlib.sha256(t.encode()).digest()).rstrip(b'=').decode()
+    record = [f'{p},sha256={digest(t)},{len(t.encode())}\n' for p, t in files.items()] + [f'{info}/RECORD,,\n']
+    files[f'{info}/RECORD'] = ''.join(record)
+    whl = folder/f'{name}-0.1-py3-none-any.whl'
+    with zipfile.ZipFile(whl, 'w') as z:
+        for p, t in files.items(): z.writestr(p, t)
+    return whl
+
+def env_task(tmp, packages=(), python=HERE) -> Task:
+    "`GOOD` as task `t_env` under `tmp`, with an `[env]` of `python` and `packages`."
+    env = f'\n[env]\npython = "{python}"\npackages = {json.dumps([str(p) for p in packages])}\n'
+    return load_task(make_task(tmp, GOOD.replace('id = "t_demo"', 'id = "t_env"') + env, 't_env'))
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    "An empty hibd cache, preparing allowed, pip kept off the network."
+    monkeypatch.setenv('HIBD_CACHE', str(tmp_path/'cache')); monkeypatch.delenv(NO_PREPARE, raising=False)
+    monkeypatch.setenv('PIP_NO_INDEX', '1')
+    return tmp_path/'cache'
+
+def child(code: str, cache: Path, **env) -> subprocess.Popen:
+    "Another process running `code` on cache `cache`, its stdout and stderr pipes."
+    return subprocess.Popen([sys.executable, '-c', code], env={**os.environ, 'HIBD_CACHE': str(cache), **env},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+def uses(t: Task) -> str:
+    "Code for `child`: the first use of `t`'s environment, its record printed as JSON."
+    return f'import json; from hibd.tasks import load_task; print(json.dumps(load_task({str(t.path)!r}).environment()))'
+
+def stderr_line(p: subprocess.Popen, starts: str, within=120) -> str:
+    "The first line of `p`'s stderr that starts with `starts` (the test fails if none comes `within` seconds)."
+    while select.select([p.stderr], [], [], within)[0]:
+        line = p.stderr.readline()
+        if not line: break
+        if line.startswith(starts): return line.rstrip('\n')
+    pytest.fail(f'no stderr line starting {starts!r}')
+
+def test_first_use_prepares_with_one_line_and_a_bar(tmp_path, fresh_cache, capsys):
+    "An environment this machine never built: `sandbox()` builds it, says so in one line, with a bar; then silent."
+    t = env_task(tmp_path/'t', [tiny_wheel(tmp_path)])
+    sb = t.sandbox()
+    err = capsys.readouterr().err
+    said = [l for l in err.replace('\r', '\n').splitlines() if l.startswith('hibd:')]
+    assert said == [f'hibd: preparing the Python {HERE} environment of t_env (first use: a venv and 1 pinned package '
+                    'from the package index, once for this machine; --no-prepare or HIBD_NO_PREPARE=1 refuses)'], err
+    assert f'Python {HERE} environment' in err and '3/3' in err                   # the progress bar, to its end
+    venv = str(t.env.folder)
+    assert t.env.folder.is_relative_to(fresh_cache/'envs')
+    assert sb['mounts'][venv] == venv and sb['env']['VIRTUAL_ENV'] == venv
+    out = subprocess.run([f'{venv}/bin/python', '-c', 'import tinyhibd; print(tinyhibd.VALUE)'],
+                         capture_output=True, text=True)
+    assert out.stdout == '42\n', out.stderr                                        # the pinned package is in it
+    assert t.sandbox() == sb and capsys.readouterr().err == ''                      # ready: nothing said, nothing built
+
+def test_refusing_gives_the_old_error_and_builds_nothing(tmp_path, fresh_cache, monkeypatch):
+    "`prepare=False`, or HIBD_NO_PREPARE=1 when `prepare` is not given: one TaskError naming file, field and command."
+    t = env_task(tmp_path/'t', [tiny_wheel(tmp_path)])
+    want = (f"{t.path/'task.toml'}: env: the Python {HERE} environment is not prepared ({t.env.folder}) and preparing "
+            'it on first use is off (--no-prepare or HIBD_NO_PREPARE=1): run `hibd tasks prepare t_env`')
+    with pytest.raises(TaskError) as e: t.sandbox(prepare=False)
+    assert str(e.value) == want
+    monkeypatch.setenv(NO_PREPARE, '1')
+    with pytest.raises(TaskError) as e: t.sandbox()
+    assert str(e.value) == want
+    assert not fresh_cache.exists()                                               # nothing made, not even the folder
+    assert t.environment(prepare=True)['key'] == t.env.key                         # asked explicitly, it builds
+
+def test_a_failed_build_is_one_task_error_and_leaves_nothing(tmp_path, fresh_cache):
+    "pip cannot install the pin: a TaskError naming the task file with pip's words; no folder, nothing taken for ready."
+    t = env_task(tmp_path/'t', [tmp_path/'missing-0.1-py3-none-any.whl'])
+    with pytest.raises(TaskError, match=r't_env/task.toml: env: the Python [\d.]+ environment could not be prepared: '
+                                        r'installing 1 packages into .* failed \(exit 1\)') as e: t.sandbox()
+    assert 'missing-0.1-py3-none-any.whl' in str(e.value)
+    assert not t.env.folder.exists() and t.env.record() is None
+
+def test_a_second_process_waits_then_finds_it_ready(tmp_path, fresh_cache):
+    "While another process holds the environment's lock, a process that needs it says it waits, waits, builds nothing."
+    t = env_task(tmp_path/'t', [tiny_wheel(tmp_path)])
+    t.env.folder.parent.mkdir(parents=True)
+    with open(t.env.lockfile, 'a') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)                                         # "the first process", building
+        p = child(uses(t), fresh_cache)
+        assert stderr_line(p, 'hibd:') == f'hibd: waiting for another process that is preparing {t.env.folder}'
+        (t.env.folder/'bin').mkdir(parents=True)                   # the first process finishes: env.json last
+        rec = {'key': t.env.key, 'created': 'by the first process', 'base_prefix': sys.base_prefix}
+        (t.env.folder/'env.json').write_text(json.dumps(rec))
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    assert json.loads(out)['created'] == 'by the first process' and 'preparing' not in err
+
+def test_two_processes_at_once_build_it_once(tmp_path, fresh_cache):
+    "Two processes (two Dask workers, say) start on the same missing environment: one builds, both get the same record."
+    t = env_task(tmp_path/'t', [tiny_wheel(tmp_path)])
+    ps = [child(uses(t), fresh_cache) for _ in range(2)]
+    res = [p.communicate(timeout=300) for p in ps]
+    assert [p.returncode for p in ps] == [0, 0], [e for _, e in res]
+    recs = [json.loads(o) for o, _ in res]
+    assert recs[0] == recs[1] == t.env.record()                                    # the same build
+    assert sum(e.count('hibd: preparing') for _, e in res) == 1, [e for _, e in res]
+
+def test_a_killed_build_is_never_ready_and_stops_writing(tmp_path, fresh_cache):
+    "Killed while pip installs: its installer dies with it, the half-built folder is not ready, the next use rebuilds."
+    t = env_task(tmp_path/'t', [tiny_wheel(tmp_path)])
+    fifo = tmp_path/'constraints.txt'; os.mkfifo(fifo)           # pip reads its constraints from this pipe: waits there
+    p = child(uses(t), fresh_cache, PIP_CONSTRAINT=str(fifo))
+    opened = []
+    opener = threading.Thread(target=lambda: opened.append(open(fifo, 'w')), daemon=True); opener.start()
+    opener.join(120)                                             # returns once pip has opened it: mid-build
+    assert opened, 'pip never opened its constraints file'
+    assert stderr_line(p, 'hibd:').startswith('hibd: preparing')
+    p.kill(); p.wait()
+    assert t.env.folder.is_dir() and t.env.record() is None       # half-built: never taken for ready
+    with pytest.raises(BrokenPipeError):                         # pip died with it: nobody reads the pipe any more
+        opened[0].write('#' * (1 << 20)); opened[0].flush()
+    rec = t.environment()                                        # the next use rebuilds it, whole
+    assert rec['key'] == t.env.key and (t.env.folder/'bin'/'python').exists()
+    assert subprocess.run([f'{t.env.folder}/bin/python', '-c', 'import tinyhibd'], capture_output=True).returncode == 0
