@@ -4,27 +4,29 @@
 
 # %% ../nbs/16_cli.ipynb #eec258e1
 from __future__ import annotations
-import json, shlex, sys, time, traceback
+import errno, json, shlex, sys, time, traceback
 from pathlib import Path
 import click
 import pandas as pd
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['USER_ERRORS', 'TOP', 'HarnessIdError', 'HibdError', 'HibdGroup', 'lookup_harness', 'main', 'help_text',
-           'summary_table', 'run_outcome', 'first_screen', 'run', 'report', 'plan', 'tasks', 'tasks_list',
-           'tasks_check', 'tasks_prepare', 'tasks_import_swebench', 'tasks_import_tbench', 'sandbox', 'sandbox_exec']
+__all__ = ['USER_ERRORS', 'WRITE_ERRNOS', 'TOP', 'HarnessIdError', 'HibdError', 'HibdGroup', 'lookup_harness', 'main',
+           'help_text', 'summary_table', 'run_outcome', 'first_screen', 'run', 'report', 'plan', 'tasks', 'tasks_list',
+           'tasks_check', 'tasks_prepare', 'tasks_import_swebench', 'tasks_import_tbench', 'sandbox', 'sandbox_exec',
+           'serve']
 
 # %% ../nbs/16_cli.ipynb #194dcf77
 from .tasks import load_tasks, load_task, TaskError, TASK_GROUPS, TASKS_DIR
 from .bench import prepare, swebench_tasks, tbench_task, EnvError
+from .llama import WEIGHT_LAYOUTS, serve as serve_model
 from .sandbox import Workspace, SandboxError
 from .harnesses import HARNESSES, get_harness, check_task
 from .models import ModelError, MODE_CHOICES
-from .runs import run_sweep, load_run, read_rollouts, ConfigError, RunLocked, RunError
+from .runs import run_sweep, load_run, read_rollouts, read_status, write_atomic, ConfigError, RunLocked, RunError
 from .pairs import summary
 from .report import build_report, read_run, ReportError
-from .excess import plan_study, excess_table
+from .excess import check_plan, plan_study, excess_table
 from .stats import PairsError
 
 # %% ../nbs/16_cli.ipynb #c2734b5b
@@ -32,6 +34,7 @@ class HarnessIdError(ValueError):
     "A harness id that is not registered (`get_harness` raised a `KeyError`); the message lists the known ones."
 
 USER_ERRORS = (TaskError, ConfigError, ModelError, RunLocked, RunError, SandboxError, ReportError, HarnessIdError)
+WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS)   # cannot write a file: the disk, not a bug
 
 class HibdError(click.ClickException):
     "A user error shown as `hibd: <message>` on stderr (every line of a multi-line message prefixed); exit status 2."
@@ -40,12 +43,15 @@ class HibdError(click.ClickException):
         for line in self.format_message().splitlines() or ['']: click.echo(f'hibd: {line}', err=True)
 
 class HibdGroup(click.Group):
-    "The `hibd` group: an exception of `USER_ERRORS` from any command becomes a `HibdError`; with `--debug` its traceback is printed first."
+    "The `hibd` group: `USER_ERRORS` (and a full disk) become a `HibdError`; `--debug` adds the traceback."
     def invoke(self, ctx):
         try: return super().invoke(ctx)
-        except USER_ERRORS as e:
+        except (*USER_ERRORS, OSError) as e:
+            user = isinstance(e, USER_ERRORS)
+            if not user and e.errno not in WRITE_ERRNOS: raise
             if ctx.params.get('debug'): traceback.print_exc()
-            raise HibdError(str(e)) from e
+            raise HibdError(str(e) if user else f'{e.filename or "a file"}: cannot write it ({e.strerror}); free some '
+                            'space, then run the same command again (what is finished is kept)') from e
 
 def lookup_harness(id: str # a harness id (see `get_harness`)
                   ):
@@ -97,7 +103,7 @@ def run_outcome(run_dir # a run directory written by `run_sweep`
                ) -> dict:
     "What `hibd run` reports: `table` (`summary_table`), `note` (why it is empty), `problems` (lines for stderr), `exit_code` (0 or 1)."
     d = Path(run_dir)
-    st = json.loads((d/'status.json').read_text())
+    st = read_status(d) or {}
     harnesses = json.loads((d/'manifest.json').read_text())['design']['harnesses']
     n, n_bad, files = _beliefs(d, st)
     problems = []
@@ -190,14 +196,15 @@ def first_screen(run_dir, # a run directory written by `run_sweep`
               help="instructor mode overriding the config's [model] mode: auto (tools, json if the server rejects tools), tools, json, json_schema, md_json.")
 @click.option('--scheduler', default=None, help='Dask scheduler address (tcp://host:port): run the rollouts on its workers.')
 @click.option('--table', is_flag=True, help='Print the whole table (every harness pair and K) instead of the short summary.')
-def run(config, out, model, base_url, mode, scheduler, table):
+@click.option('--no-prepare', is_flag=True, help="Refuse to build a missing task environment (SWE-bench's own Python) on first use.")
+def run(config, out, model, base_url, mode, scheduler, table, no_prepare):
     "Run or resume the sweep in CONFIG; print a short summary (the whole table is written to RUN/summary.csv); exit 1 if a rollout failed."
-    d = run_sweep(config, out=out, model=model, base_url=base_url, scheduler=scheduler, mode=mode)
+    d = run_sweep(config, out=out, model=model, base_url=base_url, scheduler=scheduler, mode=mode, prepare=False if no_prepare else None)
     click.echo(f'run directory: {d}')
-    st = json.loads((d/'status.json').read_text())
+    st = read_status(d) or {}
     if st.get('stopped_by') == 'SIGTERM': sys.exit(128 + 15)   # as if SIGTERM had killed it
     o = run_outcome(d)
-    if len(o['table']): o['table'].to_csv(d/'summary.csv', index=False)
+    if len(o['table']): write_atomic(d/'summary.csv', o['table'].to_csv(index=False))
     if o['note']: click.echo(o['note'])
     elif table:
         with pd.option_context('display.width', 200, 'display.max_columns', 20):
@@ -218,6 +225,10 @@ def report(run_dir, out):
     idx = json.loads((path/'index.json').read_text())
     click.echo(f'report: {path/"report.html"}  ({time.perf_counter() - t0:.1f} s; also report.md, tables/, figures/)')
     for s in idx['sections']: click.echo(f"  {s['status']:<14} {s['title']}")
+    if (hurt := idx.get('damaged')):
+        click.echo(f"hibd: {len(hurt)} damaged rollout file(s) left out of the report (listed under Coverage); "
+                   "the first: "
+                   f"{Path(run_dir)/hurt[0]['file']}: {hurt[0]['problem']}", err=True)
     bad = [s['title'] for s in idx['sections'] if s['status'] == 'error']
     if bad:
         click.echo(f'hibd: {len(bad)} section(s) failed with an error (see the report): {", ".join(bad)}', err=True)
@@ -232,9 +243,18 @@ def report(run_dir, out):
 @click.option('--ref', default=None, help="The reference harness of the primary family (default: the run's first harness).")
 def plan(run_dir, delta, power, alpha, ref):
     "From RUN_DIR as a pilot (>= 2 seeds): the tasks x seeds needed to detect an excess divergence DELTA with POWER."
+    try: check_plan(delta, power, alpha, prefix='--')
+    except ValueError as e: raise HibdError(str(e)) from None
     d = read_run(run_dir)
-    if d.pairs_all is None: raise HibdError(f'{run_dir}: one seed per task, so no noise to plan from: a pilot needs at least 2 seeds')
-    t = plan_study(d.pairs_all, delta=delta, power=power, alpha=alpha, ref=ref or d.design['harnesses'][0])
+    hs = d.design['harnesses']
+    if ref is not None and ref not in hs:
+        raise HibdError(f'--ref {ref}: not a harness of {run_dir} (its harnesses: {", ".join(hs)})')
+    if len(d.design['seeds']) < 2:
+        raise HibdError(f'{run_dir}: one seed per task, so no noise to plan from: a pilot needs at least 2 seeds')
+    if d.pairs_all is None:
+        raise HibdError(f'{run_dir}: no finished rollout yet, so nothing to plan from; run the same `hibd run` again')
+    try: t = plan_study(d.pairs_all, delta=delta, power=power, alpha=alpha, ref=ref or hs[0])
+    except PairsError as e: raise HibdError(f'{run_dir}: {e}') from None
     a = t.attrs
     click.echo(f"pilot: {a['pilot_tasks']} tasks x {a['pilot_seeds']} seeds; {a['informative_pairs']} of {t.family_size.iloc[0]} pairs "
                f"carry information; seed noise of a task's E {a['v_noise']:.3g}, task-effect variance {a['v_tau']:.3g}")
@@ -263,10 +283,11 @@ def tasks_list(as_json, group):
 @click.argument('ids', nargs=-1)
 @click.option('--group', type=click.Choice(TASK_GROUPS), default=None, help='Only tasks of this group.')
 @click.option('--json', 'as_json', is_flag=True, help='Print the full check records as JSON.')
-def tasks_check(ids, group, as_json):
+@click.option('--no-prepare', is_flag=True, help="Refuse to build a missing task environment (SWE-bench's own Python) on first use.")
+def tasks_check(ids, group, as_json, no_prepare):
     "Run each task's reference trajectory under H0 in the sandbox and verify its declared expectations."
     ts = load_tasks(ids=list(ids) or None, groups=[group] if group else None)
-    results = [check_task(t) for t in tqdm(ts, desc='tasks check', unit='task', file=sys.stderr, disable=as_json)]
+    results = [check_task(t, prepare=False if no_prepare else None) for t in tqdm(ts, desc='tasks check', unit='task', file=sys.stderr, disable=as_json)]
     if as_json: click.echo(json.dumps(results, indent=2, default=str))
     else:
         for r in results:
@@ -332,3 +353,21 @@ def sandbox_exec(task_id, harness, command):
         st = sess.step(line)
     click.echo(json.dumps({'task': task.id, 'harness': h.id, 'command': line,
                            'observation': st.observation, 'events': st.events}, indent=2, default=str))
+
+# %% ../nbs/16_cli.ipynb #b8d1f0cf
+@main.command('serve')
+@click.option('--model', default='local', show_default=True,
+              help='The model to serve: local (the embedded Qwen2.5-Coder-1.5B), local:NAME (e.g. local:smollm2-135m) or a .gguf path.')
+@click.option('--host', default='127.0.0.1', show_default=True,
+              help='Address to listen on; one that is not a loopback address needs --allow-remote.')
+@click.option('--port', type=int, default=8000, show_default=True, help='Port to listen on (0: a free one, named in the line printed).')
+@click.option('--n-ctx', type=int, default=4096, show_default=True, help='Context window, tokens.')
+@click.option('--threads', type=int, default=None, help='CPU threads (default: all available).')
+@click.option('--weights', type=click.Choice(WEIGHT_LAYOUTS), default='auto', show_default=True,
+              help="Weight layout; auto keeps llama.cpp's AMX kernel, which crashes on AMX CPUs, out.")
+@click.option('--alias', default=None, help="The model name clients send (default: the model's short name).")
+@click.option('--allow-remote', is_flag=True, help='Listen on a non-loopback address although the server has no authentication.')
+def serve(model, host, port, n_ctx, threads, weights, alias, allow_remote):
+    "Serve the embedded model through llama.cpp's OpenAI-compatible server until Ctrl-C; print the --model and --base-url to use."
+    serve_model(model, host=host, port=port, n_ctx=n_ctx, n_threads=threads, weights=weights, alias=alias,
+                allow_remote=allow_remote)

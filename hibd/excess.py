@@ -14,7 +14,7 @@ from .stats import PairsError, adjust, bootstrap_cells, check_pairs, cross, sele
 # %% auto #0
 __all__ = ['swap_labelings', 'excess_core', 'seed_swap_p', 'seed_cells', 'excess_table', 'simulate_beliefs', 'belief_distances',
            'simulate_pairs', 'plot_excess', 'old_rule_p', 'simulate_tests', 'plot_power', 'noise_components',
-           'plan_power', 'plan_study']
+           'plan_power', 'check_plan', 'plan_study']
 
 # %% ../nbs/11b_excess.ipynb #afd85197
 def swap_labelings(S: int # the number of seeds of the task (at least 2)
@@ -276,6 +276,20 @@ def plan_power(delta: float, # the excess divergence to detect (E, in units of t
     reach = (S - 1) * T * np.log(2) >= np.log(1 / alpha)                  # the smallest p, 2^-(S-1)T, is at most alpha
     return np.where(reach, sps.norm.cdf(delta / se - sps.norm.ppf(1 - alpha)), 0.0)
 
+# %% ../nbs/11b_excess.ipynb #06e37dc7
+def check_plan(delta: float, # the excess divergence to detect
+               power: float, # the power wanted
+               alpha: float, # the family's one-sided level
+               prefix: str = '' # put before each name in the message (`--` on the command line)
+              ) -> tuple[float, float, float]:
+    "`(delta, power, alpha)` if `delta` is finite and > 0, `power`, `alpha` in (0, 1); else a `ValueError` naming each."
+    bad = [f'{prefix}{name}: expected {want}, got {v!r}' for name, v, ok, want in (
+           ('delta', delta, math.isfinite(delta) and delta > 0, 'a finite number > 0'),
+           ('power', power, 0 < power < 1, 'a number strictly between 0 and 1'),
+           ('alpha', alpha, 0 < alpha < 1, 'a number strictly between 0 and 1')) if not ok]
+    if bad: raise ValueError('; '.join(bad))
+    return delta, power, alpha
+
 # %% ../nbs/11b_excess.ipynb #488c4f67
 def plan_study(pairs: pd.DataFrame, # a pilot's pairs table with cross rows at every pair of seeds
                delta: float = .05, # the excess divergence to detect (units of `metric`)
@@ -288,6 +302,7 @@ def plan_study(pairs: pd.DataFrame, # a pilot's pairs table with cross rows at e
                max_tasks: int = 2000 # give up beyond this many tasks
               ) -> pd.DataFrame:
     "Per number of seeds: the tasks needed to detect an excess `delta` with `power`, from a pilot's variance components."
+    check_plan(delta, power, alpha)
     parts = [(cs, excess_core(X, WA, WB), X.shape[-1]) for cs, X, WA, WB in seed_cells(pairs, metric)]
     if not parts: raise PairsError('plan_study: the pilot has no task with two seeds of both harnesses')
     u = pd.concat([cs.assign(labelings=list(E), S=S) for cs, E, S in parts], ignore_index=True)

@@ -28,7 +28,7 @@ __all__ = ['CELL_STATES', 'SECTIONS', 'ReportError', 'NoData', 'Unavailable', 'R
 # %% ../nbs/15_report.ipynb #ff0f803d
 from .llama import LOCAL_MODELS
 from .rollout import rollout_id
-from .runs import load_run
+from .runs import RunError, check_manifest, load_run, read_status
 from .semantic import Embedder, minilm, arrival_vocabulary, vocabulary_chart, action_ablation
 from .stats import ID_COLUMNS, PairsError, cross, within, select_step
 from .pairs import copy_rates, pairs as run_pairs
@@ -61,6 +61,7 @@ class RunData:
     run: pd.DataFrame
     pairs: pd.DataFrame                       # cross pairs at the same seed, within pairs across seeds
     pairs_all: pd.DataFrame | None = None     # also cross pairs at two different seeds (`coupling`); None with one seed
+    damaged: list = field(default_factory=list)        # damaged rollout files left out: [{file, problem}] (`load_run`)
     memo: dict = field(default_factory=dict, repr=False)   # tables two sections share, computed once (`_memo`)
     @property
     def design(self) -> dict: return self.manifest['design']
@@ -71,24 +72,25 @@ class RunData:
 
 def read_run(run_dir: str | Path # a run directory written by `hibd.runs.run_sweep`
             ) -> RunData:
-    "Manifest, status, step records and pairs table of `run_dir` (no model is loaded)."
+    "Manifest, status, step records and pairs table of `run_dir` (no model loaded); damaged rollout files left out."
     run_dir = Path(run_dir)
     mp = run_dir/'manifest.json'
     if not mp.is_file(): raise ReportError(f'{mp}: no manifest; {run_dir} is not a run directory written by `hibd run`')
-    try: man = json.loads(mp.read_text())
+    try: man = check_manifest(json.loads(mp.read_bytes()), mp)
     except ValueError as e: raise ReportError(f'{mp}: not valid JSON: {e}') from None
     missing = [k for k in ('design', 'model') if k not in man]
     if missing: raise ReportError(f'{mp}: missing field(s) {", ".join(missing)}')
-    sp = run_dir/'status.json'
-    status = json.loads(sp.read_text()) if sp.is_file() else None
-    run = load_run(run_dir) if (run_dir/'rollouts').is_dir() else pd.DataFrame()
-    if not len(run): return RunData(run_dir, man, status, run, pd.DataFrame(columns=[*ID_COLUMNS, 'group', 'D_belief']))
-    if len(man['design'].get('seeds') or []) < 2: return RunData(run_dir, man, status, run, run_pairs(run, harness_order=man['design']['harnesses']))
+    status, bad = read_status(run_dir), []
+    run = load_run(run_dir, damaged=bad) if (run_dir/'rollouts').is_dir() else pd.DataFrame()
+    if not len(run):
+        return RunData(run_dir, man, status, run, pd.DataFrame(columns=[*ID_COLUMNS, 'group', 'D_belief']), damaged=bad)
+    if len(man['design'].get('seeds') or []) < 2:
+        return RunData(run_dir, man, status, run, run_pairs(run, harness_order=man['design']['harnesses']), damaged=bad)
     pa = run_pairs(run, harness_order=man['design']['harnesses'], seeds='all')      # one pass; the same-seed table is its subset
     p = pa[(pa.harness_a == pa.harness_b) | (pa.coupling == 'same_seed')].drop(columns='coupling').reset_index(drop=True)
     p.attrs = {'excluded': (ex := [e for e in pa.attrs['excluded'] if e['harness_a'] == e['harness_b'] or e['seed_a'] == e['seed_b']]),
                'n_excluded': len(ex)}
-    return RunData(run_dir, man, status, run, p, pa)
+    return RunData(run_dir, man, status, run, p, pa, damaged=bad)
 
 # %% ../nbs/15_report.ipynb #a2c8b0e2
 _VL = 'v' + '_'.join(alt.SCHEMA_VERSION.lstrip('v').split('.')[:2])
@@ -338,7 +340,8 @@ def _counts(d: RunData) -> pd.DataFrame:
     st, r, p = d.status or {}, d.run, d.pairs
     ok = r.ok.astype(bool) if len(r) else pd.Series([], dtype=bool)
     files = list((d.path/'rollouts').glob('*.jsonl')) if (d.path/'rollouts').is_dir() else []
-    rows = [('rollout files finished', len(files)),
+    rows = [('rollout files finished', len(files) - len(d.damaged)),
+            ('rollout files damaged (left out)', len(d.damaged)),
             ('step records (K prefixes expanded)', len(r)),
             ('schema-valid beliefs', int(ok.sum())), ('schema failures', int((~ok).sum())),
             ('cross-harness pairs, final step', len(d.final)),
@@ -355,10 +358,18 @@ def _lines(p: Path):
 def _invocations(p: Path) -> str:
     "How many invocations `p` (a run's `invocations.jsonl`) logged, with their executors and llama.cpp thread counts."
     if not p.is_file(): return 'none logged (the run predates invocations.jsonl; the manifest holds the first invocation)'
-    inv = [json.loads(l) for l in p.read_text().splitlines() if l.strip()]
+    inv, bad = [], 0
+    for l in p.read_text(errors='replace').splitlines():
+        try: rec = json.loads(l) if l.strip() else None
+        except ValueError: rec = 0                                  # a line cut by an interrupted write
+        if rec is None: continue
+        if isinstance(rec, dict): inv.append(rec)
+        else: bad += 1
     ex = sorted({str(i.get('executor')) for i in inv})
     th = sorted({(i.get('model_settings') or {}).get('n_threads') for i in inv} - {None})
-    return f"{len(inv)} (executor: {', '.join(ex)}" + (f"; llama.cpp threads: {', '.join(map(str, th))}" if th else '') + ')'
+    return (f"{len(inv)} (executor: {', '.join(ex)}" +
+            (f"; llama.cpp threads: {', '.join(map(str, th))}" if th else '') +
+            (f'; {bad} damaged line(s) of {p.name} skipped' if bad else '') + ')')
 
 def _mode(model: dict) -> str:
     "The instructor mode asked for and the modes that answered (runs recorded before modes were configurable: tools)."
@@ -384,7 +395,7 @@ def sec_header(d: RunData, s: Section):
     s.table('counts', _counts(d), 'Counts')
 
 # %% ../nbs/15_report.ipynb #77c16883
-CELL_STATES = ('complete', 'schema failure', 'truncated', 'failed', 'interrupted', 'missing')
+CELL_STATES = ('complete', 'schema failure', 'truncated', 'failed', 'damaged', 'interrupted', 'missing')
 
 def _end(p: Path) -> dict:
     "The end record of a finished rollout file (empty dict if it has none)."
@@ -396,6 +407,7 @@ def coverage(d: RunData) -> pd.DataFrame:
     "One row per design cell (task, harness, seed, K): its rollout, state and detail."
     des, rdir = d.design, d.path/'rollouts'
     errors = (d.status or {}).get('errors') or {}
+    hurt = {x['file']: x['problem'] for x in d.damaged}
     Ks = sorted(des['K'])
     last, okk = {}, {}
     if len(d.run):
@@ -409,7 +421,9 @@ def coverage(d: RunData) -> pd.DataFrame:
                 for k in Ks:
                     K_roll = k if des.get('announce_horizon') else max(Ks)
                     rid = rollout_id(t, h, sd, K_roll); f = rdir/f'{rid}.jsonl'
-                    if f.is_file() and _end(f):
+                    if f'rollouts/{f.name}' in hurt:
+                        state, det = 'damaged', f'rollouts/{f.name} {hurt[f"rollouts/{f.name}"]}; left out'
+                    elif f.is_file() and _end(f):
                         e = _end(f)
                         if last.get(rid, -1) < k: state, det = 'truncated', f'rollout ended at step {last.get(rid, -1)} (limit {e.get("limit")})'
                         elif not okk.get((rid, k), False): state, det = 'schema failure', f'belief at step {k} failed validation'
@@ -425,7 +439,7 @@ def coverage_chart(cov: pd.DataFrame) -> alt.Chart:
     rank = {s: i for i, s in enumerate(CELL_STATES)}
     w = cov.assign(r=cov.state.map(rank)).sort_values('r').groupby(['task', 'harness', 'K'], sort=False).agg(
         state=('state', 'last'), n=('seed', 'size'), n_complete=('state', lambda s: int((s == 'complete').sum()))).reset_index()
-    colours = ['#4c9a5b', '#e3a23a', '#a05bbf', '#d9483b', '#5b8bd9', '#7f7f7f']
+    colours = ['#4c9a5b', '#e3a23a', '#a05bbf', '#d9483b', '#8c564b', '#5b8bd9', '#7f7f7f']
     return alt.Chart(w).mark_rect(stroke='white').encode(
         x=alt.X('harness:N', sort=list(dict.fromkeys(cov.harness))), y=alt.Y('task:N', title=None, axis=alt.Axis(labelLimit=400)),
         color=alt.Color('state:N', scale=alt.Scale(domain=list(CELL_STATES), range=colours), title='worst state over seeds'),
@@ -447,10 +461,16 @@ def sec_coverage(d: RunData, s: Section):
                f'{len(d.design["seeds"])} seed(s) × {len(d.design["K"])} K) served by {cov.rollout.nunique()} rollout(s). '
                f'{n["complete"]} cell(s) are complete' + (f'; {len(bad)} are not, and each is listed below.' if len(bad) else
                '; none is missing, failed or truncated.') +
-               ' A cell that is not complete contributes no pair to any table that follows.')
+               ' A cell that is not complete contributes no pair to any table that follows.' +
+               (f' {len(d.damaged)} rollout file(s) are damaged and left out of every table (listed below); `hibd run` '
+                "with this run's config sets them aside (rollouts/damaged/) and redoes them from the cached calls."
+                if d.damaged else ''))
     by = cov.assign(n=1).pivot_table(index='harness', columns='state', values='n', aggfunc='sum', fill_value=0)
     by = by.reindex(columns=[c for c in CELL_STATES if c in by.columns]).reindex(list(dict.fromkeys(cov.harness))).reset_index()
     s.table('coverage_by_harness', by, 'Cells per harness and state')
+    if d.damaged:
+        s.items([f'{x["file"]}: {x["problem"]}' for x in d.damaged],
+                f'The {len(d.damaged)} damaged rollout file(s), left out')
     if len(bad): s.items([_cell_line(r) for r in bad.itertuples()], f'The {len(bad)} cell(s) that are not complete')
     if extra: s.items([f'rollouts/{x}.jsonl' for x in extra], f'{len(extra)} rollout file(s) outside the declared design (ignored by the design counts)')
     s.table('coverage_cells', cov, 'Every design cell', max_rows=0)
@@ -490,6 +510,12 @@ def _has_final(d: RunData):
 def _has_steps(d: RunData):
     "`NoData` unless the run has step records."
     if not len(d.run): raise NoData('no step record')
+
+def _whole_run(d: RunData):
+    "`NoData` if damaged rollout files were left out: an analysis that reads the run directory itself would meet them."
+    if d.damaged: raise NoData(f'{len(d.damaged)} damaged rollout file(s) left out (see Coverage), and this analysis '
+                               "reads the run directory itself; `hibd run` with this run's config sets them aside, "
+                               'redoes them')
 
 # %% ../nbs/15_report.ipynb #28cd3ac7
 def chart_rows(d: RunData, # the run
@@ -1004,6 +1030,7 @@ def sec_vocabulary(d: RunData, s: Section):
     def go():
         _has_final(d)
         emb = _embedder()
+        _whole_run(d)
         t = _given(arrival_vocabulary(d.path, embedder=emb))
         s.text(f'{emb.stats["embedded"]} distinct constraint strings embedded once ({emb.stats["seconds"]:.2f} s). ' + _share_line(t))
         s.table('vocabulary_summary', vocab_wide(t), 'Per harness pair and K (final step): D_arrival under exact and semantic (τ = 0.85) '
@@ -1023,6 +1050,7 @@ def sec_ablation(d: RunData, s: Section):
                'intervals; `merged` is the share of pairs that `tok8` calls equal while the whole commands differ.')
     def go():
         _has_final(d)
+        _whole_run(d)
         res = action_ablation(d.path)
         sm, mg = res['summary'], res['merges']
         s.text(f'{sm["distinct_actions"]} distinct recommended action(s) in this run, {sm["distinct_long_actions"]} longer than eight tokens; '
@@ -1054,6 +1082,7 @@ def sec_biwm(d: RunData, s: Section):
     def comp():
         if ref is None: raise NoData('no unwrapped harness to serve as the reference view')
         _has_steps(d)
+        _whole_run(d)
         try: t = component_table([d.path], ref=ref)
         except ValueError as e:
             if 'success criterion' in str(e): raise NoData(str(e)) from None
@@ -1170,6 +1199,12 @@ def write_report(secs: list[Section], # from `sections`
     (out/'index.json').write_text(json.dumps(index, indent=1), encoding='utf-8')
     return index
 
+# %% ../nbs/15_report.ipynb #6d3201d1
+def _unwritten(out: Path, e: OSError, more: str = '') -> ReportError:
+    "The one-line error of a report that could not be written to `out` (a full disk): the cause and the file."
+    where = f': {e.filename}' if e.filename else ''
+    return ReportError(f'{out}: cannot write the report ({e.strerror or e}{where}){more}')
+
 # %% ../nbs/15_report.ipynb #cfdd2d46
 def build_report(run_dir: str | Path, # a finished (or partly finished) run directory
                  out: str | Path | None = None # the report folder (default: <run_dir>/report)
@@ -1178,14 +1213,17 @@ def build_report(run_dir: str | Path, # a finished (or partly finished) run dire
     run_dir = Path(run_dir)
     d = read_run(run_dir)
     out = Path(out) if out is not None else run_dir/'report'
-    out.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    tmp = Path(tempfile.mkdtemp(prefix=f'.{out.name}.', suffix='.tmp', dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f'.{out.name}.', suffix='.tmp', dir=out.parent))
+    except OSError as e: raise _unwritten(out, e) from None
     try:
         secs = sections(d)
         name = d.manifest.get('config', {}).get('name') or run_dir.name
         index = write_report(secs, tmp/'r', f'hibd report: {name} ({d.manifest.get("run_id", "")})')
         index['seconds'] = round(time.perf_counter() - t0, 3); index['run_dir'] = str(run_dir.resolve())
+        index['damaged'] = d.damaged
         (tmp/'r'/'index.json').write_text(json.dumps(index, indent=1), encoding='utf-8')
         old = None
         if out.exists():
@@ -1193,5 +1231,6 @@ def build_report(run_dir: str | Path, # a finished (or partly finished) run dire
             os.rename(out, old)
         os.rename(tmp/'r', out)
         if old is not None: shutil.rmtree(old, ignore_errors=True)
+    except OSError as e: raise _unwritten(out, e, '; an earlier report there is kept') from None
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return out

@@ -4,7 +4,8 @@
 
 # %% ../nbs/07_runs.ipynb #7db2e56d
 from __future__ import annotations
-import fcntl, hashlib, importlib.metadata, json, os, platform, signal, socket, subprocess, sys, threading, time, tomllib, warnings
+import errno, fcntl, hashlib, importlib.metadata, itertools, json, math, os, platform, signal, socket, subprocess, sys
+import threading, time, tomllib, warnings
 from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -23,9 +24,10 @@ from .tasks import TASK_GROUPS, Task, load_tasks
 
 # %% auto #0
 __all__ = ['SPEC_FORMS', 'DAMAGED', 'GROWABLE', 'ConfigError', 'RunError', 'check_spec', 'ModelSpec', 'RunLimits', 'SweepConfig',
-           'parse_config', 'load_config', 'resolve_tasks', 'Unit', 'units', 'reuse_files', 'make_backend', 'RunLocked',
-           'RunLock', 'task_hash', 'manifest', 'end_record', 'run_unit', 'rollout_records', 'resumed', 'run_sweep',
-           'read_rollouts', 'load_run']
+           'parse_config', 'load_config', 'resolve_tasks', 'Unit', 'units', 'reuse_files', 'scripted_replies',
+           'make_backend', 'check_model', 'RunLocked', 'RunLock', 'write_atomic', 'append_line', 'task_hash',
+           'manifest', 'end_record', 'run_unit', 'DamagedRollout', 'rollout_records', 'check_manifest', 'read_status',
+           'resumed', 'run_sweep', 'read_rollouts', 'load_run']
 
 # %% ../nbs/07_runs.ipynb #62196867
 class ConfigError(ValueError):
@@ -35,7 +37,7 @@ class RunError(RuntimeError):
     "A run directory that cannot be read or resumed as it is; the message names the file and what to do."
 
 # %% ../nbs/07_runs.ipynb #ac21cea1
-_strict = ConfigDict(extra='forbid')
+_strict = ConfigDict(extra='forbid', strict=True)   # strict: TOML's `true` is not the integer 1, nor "2" a number
 SPEC_FORMS = 'local, local:NAME, local:PATH.gguf, openai:<model>, replay, replay:<calls.jsonl> or scripted:<replies.json>'
 
 def check_spec(spec: str # a model spec, e.g. `local` or `openai:gpt-4o-mini`
@@ -57,7 +59,7 @@ class ModelSpec(BaseModel):
     spec: str = 'local'
     base_url: str | None = None          # openai: the endpoint (default $OPENAI_BASE_URL)
     max_retries: int = Field(2, ge=0)    # re-asks after a schema failure
-    call_timeout: float | None = Field(None, gt=0)   # bound on one model call, seconds (None: the backend's default)
+    call_timeout: float | None = Field(None, gt=0, allow_inf_nan=False)   # bound on one model call, s (None: default)
     mode: Literal[MODE_CHOICES] = 'auto'   # instructor mode; auto: tools, falling back to json if the server rejects tools
     @field_validator('spec')
     @classmethod
@@ -68,8 +70,8 @@ class RunLimits(BaseModel):
     "Limits that bind; `None` means unlimited."
     model_config = _strict
     tokens_per_call: int = Field(1024, gt=0)             # output tokens per model call
-    rollout_wall_s: float | None = Field(None, gt=0)     # wall time of one rollout
-    sweep_wall_s: float | None = Field(None, gt=0)       # wall time of one invocation of the sweep
+    rollout_wall_s: float | None = Field(None, gt=0, allow_inf_nan=False)     # wall time of one rollout
+    sweep_wall_s: float | None = Field(None, gt=0, allow_inf_nan=False)       # wall time of one invocation of the sweep
     total_tokens: int | None = Field(None, gt=0)         # prompt + completion tokens of the whole run (all invocations)
 
 # %% ../nbs/07_runs.ipynb #0d5dd1c5
@@ -86,7 +88,7 @@ class SweepConfig(BaseModel):
     announce_horizon: bool = False
     show_previous_belief: bool = True   # the prompt shows the previous belief (the paper's protocol); false: left out
     seed_stream: Literal[SEED_STREAMS] = 'rollout'   # rollout: every call at the rollout's seed; step: a seed per step (`step_seed`)
-    temperature: float = Field(0.0, ge=0)
+    temperature: float = Field(0.0, ge=0, allow_inf_nan=False)
     concurrency: int = Field(1, ge=1)
     executor: Literal['local', 'dask'] = 'local'
     scheduler: str | None = None        # dask scheduler address (tcp://host:port)
@@ -95,6 +97,12 @@ class SweepConfig(BaseModel):
     model: ModelSpec = Field(default_factory=ModelSpec)
     limits: RunLimits = Field(default_factory=RunLimits)
 
+    @field_validator('name')
+    @classmethod
+    def _name(cls, v):
+        if v in ('', '.', '..') or '/' in v or '\\' in v or not v.isprintable():
+            raise ValueError(f'expected a plain folder name (the run directory is runs/<name>), got {json.dumps(v)}')
+        return v
     @field_validator('K')
     @classmethod
     def _ks(cls, v):
@@ -130,8 +138,32 @@ class SweepConfig(BaseModel):
 
 # %% ../nbs/07_runs.ipynb #834c7a14
 def _field(loc) -> str:
-    "A pydantic error location as a dotted field name (`limits.total_tokens`)."
-    return '.'.join(str(x) for x in loc) or '(top level)'
+    "A pydantic error location as the config writes it: `limits.total_tokens`, `seeds[0]`."
+    out = ''
+    for x in loc: out += f'[{x}]' if isinstance(x, int) else f'.{x}' if out else str(x)
+    return out or '(top level)'
+
+def _shown(v) -> str:
+    "`v` as TOML writes it: `true`, `inf`, `\"two\"`, `[1, 2]`."
+    if isinstance(v, bool): return 'true' if v else 'false'
+    if isinstance(v, float) and not math.isfinite(v): return 'nan' if v != v else 'inf' if v > 0 else '-inf'
+    if isinstance(v, (list, tuple)): return '[' + ', '.join(map(_shown, v)) + ']'
+    if isinstance(v, dict): return '{' + ', '.join(f'{k} = {_shown(x)}' for k, x in v.items()) + '}'
+    return json.dumps(v, default=str)
+
+_EXPECTED = {'int_type': 'expected an integer', 'float_type': 'expected a number',
+             'bool_type': 'expected true or false',
+             'string_type': 'expected a string', 'list_type': 'expected a list', 'dict_type': 'expected a table',
+             'model_type': 'expected a table', 'finite_number': 'expected a finite number'}
+
+def _problem(err: dict) -> str:
+    "One pydantic error in words: for a wrong type, what was expected and what the file holds; else pydantic's."
+    if err['type'] in _EXPECTED: return f"{_EXPECTED[err['type']]}, got {_shown(err['input'])}"
+    return err['msg'].removeprefix('Value error, ')
+
+def _problems(e: ValidationError, where: str, prefix: str = '') -> str:
+    "Every error of `e`, one line each: `where: field: problem` (fields under `prefix`)."
+    return '\n'.join(f'{where}: {prefix}{_field(x["loc"])}: {_problem(x)}' for x in e.errors())
 
 # %% ../nbs/07_runs.ipynb #a5959b84
 def parse_config(data: dict, # the parsed TOML
@@ -139,9 +171,7 @@ def parse_config(data: dict, # the parsed TOML
                 ) -> SweepConfig:
     "`data` validated as a `SweepConfig`; a `ConfigError` listing every bad field by name otherwise."
     try: return SweepConfig.model_validate(data)
-    except ValidationError as e:
-        lines = [f'{where}: {_field(x["loc"])}: {x["msg"].removeprefix("Value error, ")}' for x in e.errors()]
-        raise ConfigError('\n'.join(lines)) from None
+    except ValidationError as e: raise ConfigError(_problems(e, where)) from None
 
 # %% ../nbs/07_runs.ipynb #1c6b1676
 def load_config(path: str | Path # a sweep TOML file
@@ -149,7 +179,11 @@ def load_config(path: str | Path # a sweep TOML file
     "Read and validate the sweep config at `path`."
     path = Path(path)
     if not path.is_file(): raise ConfigError(f'{path}: no such config file')
-    try: data = tomllib.loads(path.read_text())
+    try: text = path.read_bytes().decode('utf-8')
+    except UnicodeDecodeError as e:
+        raise ConfigError(f'{path}: not a text file (byte {e.start} is not UTF-8); a sweep config is TOML') from None
+    except OSError as e: raise ConfigError(f'{path}: cannot read it ({e.strerror})') from None
+    try: data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e: raise ConfigError(f'{path}: not valid TOML: {e}') from None
     return parse_config(data, str(path))
 
@@ -193,6 +227,18 @@ def reuse_files(cfg: SweepConfig, config_path: str | Path) -> list[Path]:
         out.append(p)
     return out
 
+# %% ../nbs/07_runs.ipynb #53374a8f
+def scripted_replies(path: str | Path # the replies file of a `scripted:<replies.json>` spec
+                    ) -> list:
+    "The replies at `path`: a non-empty JSON list; a `ModelError` names the file if it is missing or not one."
+    p = Path(path)
+    try: replies = json.loads(p.read_bytes())
+    except OSError as e: raise ModelError(f'scripted: cannot read {p} ({e.strerror})') from None
+    except ValueError as e: raise ModelError(f'scripted: {p} is not JSON ({e})') from None
+    if not isinstance(replies, list) or not replies:
+        raise ModelError(f'scripted: {p} must hold a non-empty JSON list of replies')
+    return replies
+
 # %% ../nbs/07_runs.ipynb #58018b1c
 def make_backend(spec: str, # local | local:NAME | openai:<model> | replay | replay:<calls.jsonl> | scripted:<replies.json>
                  run_dir: str | Path | None = None, # the run directory (its calls.jsonl is the cache)
@@ -212,10 +258,31 @@ def make_backend(spec: str, # local | local:NAME | openai:<model> | replay | rep
         if src is None or not Path(src).is_file(): raise ModelError(f'replay: no recorded calls at {src} (pass replay:<calls.jsonl>)')
         return get_backend('replay', cache=src, call_timeout=call_timeout, mode=mode)
     if kind == 'scripted':
-        replies = json.loads(Path(arg).read_text())
-        return ScriptedBackend(replies, model=f'scripted:{Path(arg).name}', cache=cache, call_timeout=call_timeout, mode=mode)
+        return ScriptedBackend(scripted_replies(arg), model=f'scripted:{Path(arg).name}', cache=cache,
+                               call_timeout=call_timeout, mode=mode)
     if kind == 'openai': return get_backend(spec, cache=cache, base_url=base_url, call_timeout=call_timeout, mode=mode)
     return get_backend(spec, cache=cache, call_timeout=call_timeout, mode=mode)   # local
+
+# %% ../nbs/07_runs.ipynb #f333e84e
+def check_model(m: ModelSpec, # the config's `[model]` table (overrides applied)
+                run_dir: str | Path, # the run directory (`replay` answers from its calls.jsonl)
+                where: str = 'config', # the config file, for the message
+                field: str = 'model.spec' # the field, for the message (`model.spec (--model)` for an override)
+               ):
+    "What `m` needs that can be checked without loading or calling a model (a file, an API key); else a `ConfigError`."
+    kind, _, arg = m.spec.partition(':')
+    try:
+        if kind == 'scripted': scripted_replies(arg)
+        elif kind == 'replay':
+            src = Path(arg) if arg else Path(run_dir)/'calls.jsonl'
+            if not src.is_file():
+                new = '' if arg else '; a new run has none: use replay:<calls.jsonl>'
+                raise ModelError(f'no recorded calls at {src}{new}')
+        elif kind == 'local' and arg.endswith('.gguf') and not Path(arg).is_file():
+            raise ModelError(f'no model file at {arg}')
+        elif kind == 'openai':                          # name and key are checked as it is built; nothing is sent
+            get_backend(m.spec, cache=None, base_url=m.base_url, call_timeout=m.call_timeout, mode=m.mode)
+    except ModelError as e: raise ConfigError(f'{where}: {field}: {m.spec}: {e}') from None
 
 # %% ../nbs/07_runs.ipynb #32893cec
 class RunLocked(RuntimeError):
@@ -245,7 +312,9 @@ class RunLock:
             warnings.warn(f'{self.path.parent}: clearing a stale lock of PID {held.get("pid")} (that process is gone; it was probably killed)')
             self.cleared = held
         me = {**this_process(), 'started': time.strftime('%Y-%m-%dT%H:%M:%S%z')}
-        os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(me).encode(), 0)
+        try: os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(me).encode(), 0)
+        except OSError as e:
+            os.close(fd); raise RunError(f'{self.path}: cannot write the lock record ({e.strerror})') from None
         self._fd = fd
         return self
     def release(self):
@@ -255,6 +324,39 @@ class RunLock:
         finally: os.close(self._fd); self._fd = None   # closing the file drops the flock
     def __enter__(self): return self.acquire()
     def __exit__(self, *exc): self.release()
+
+# %% ../nbs/07_runs.ipynb #a74d9669
+def write_atomic(path: str | Path, # the file to (re)write
+                 text: str # its new content
+                ) -> Path:
+    "Write `text` to `path` whole or not at all (temporary file, fsync, rename); else a `RunError` naming it."
+    path = Path(path); tmp = path.with_name(f'.{path.name}.{os.getpid()}.{threading.get_ident()}.tmp')
+    try:
+        with open(tmp, 'w', encoding='utf-8') as f: f.write(text); f.flush(); os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        try: tmp.unlink(missing_ok=True)
+        except OSError: pass
+        raise RunError(f'{path}: cannot write it ({e.strerror or e}); the file is left as it was') from None
+    return path
+
+# %% ../nbs/07_runs.ipynb #7d4a5379
+def append_line(path: str | Path, # a JSONL log
+                line: str # one line, without its newline
+               ):
+    "Append `line` to `path` whole or not at all (a failed write is cut back); else a `RunError` naming it."
+    path, data = Path(path), (line + '\n').encode()
+    try: fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as e: raise RunError(f'{path}: cannot write it ({e.strerror})') from None
+    try:
+        size = os.fstat(fd).st_size
+        try:
+            if os.write(fd, data) != len(data): raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        except OSError as e:
+            try: os.ftruncate(fd, size)
+            except OSError: pass
+            raise RunError(f'{path}: cannot write it ({e.strerror}); the file is left as it was') from None
+    finally: os.close(fd)
 
 # %% ../nbs/07_runs.ipynb #1997c4fc
 _PACKAGES = ('hibd', 'numpy', 'pandas', 'pydantic', 'instructor', 'openai', 'llama_cpp_python', 'scipy', 'statsmodels', 'dask', 'distributed')
@@ -286,6 +388,10 @@ def task_hash(task: Task) -> str:
     return h.hexdigest()
 
 # %% ../nbs/07_runs.ipynb #038825eb
+def _run_id(design: dict) -> str:
+    "The run id: the first 12 hex digits of the sha256 of the design's canonical JSON."
+    return hashlib.sha256(canonical_json(design).encode()).hexdigest()[:12]
+
 def _design(cfg: SweepConfig, tasks: list[Task], model_id: str) -> dict:
     "What decides the records (resuming with a different design is refused); operational settings left out."
     return {'tasks': [t.id for t in tasks], 'harnesses': cfg.harnesses, 'K': cfg.K, 'seeds': cfg.seeds, 'mode': cfg.mode,
@@ -302,7 +408,7 @@ def manifest(cfg: SweepConfig, tasks: list[Task], backend: Backend) -> dict:
     design = _design(cfg, tasks, backend.model)
     path = getattr(backend, 'path', None)
     sha = backend.model.split('@sha256:')[-1] if '@sha256:' in backend.model else (file_sha256(path) if path else None)
-    return {'run_id': hashlib.sha256(canonical_json(design).encode()).hexdigest()[:12], 'design': design,
+    return {'run_id': _run_id(design), 'design': design,
             'config': cfg.model_dump(mode='json'), 'created': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
             'versions': _versions(), 'git': _git(), 'host': {'platform': platform.platform(), 'cpus': os.cpu_count()},
             'model': {'id': backend.model, 'backend': backend.name, 'file': str(path) if path else None, 'sha256': sha,
@@ -345,21 +451,21 @@ def run_unit(u: Unit, # the rollout
     final = run_dir/'rollouts'/f'{u.id}.jsonl'
     tmp = final.with_name(f'.{u.id}.{os.getpid()}.{threading.get_ident()}.tmp')
     t0 = time.monotonic()
-    with open(tmp, 'w') as f:
-        def write(rec):
-            f.write(canonical_json(rec) + '\n'); f.flush()
-            if on_step: on_step(rec)
-        try:
+    try:
+        with open(tmp, 'w') as f:
+            def write(rec):
+                f.write(canonical_json(rec) + '\n'); f.flush()
+                if on_step: on_step(rec)
             recs = rollout(u.task, u.harness, backend, u.K, seed=u.seed, mode=design['mode'], temperature=design['temperature'],
                            announce_horizon=design['announce_horizon'], max_tokens=design['tokens_per_call'],
                            show_previous_belief=design.get('show_previous_belief', True), seed_stream=design.get('seed_stream', 'rollout'),
                            max_retries=design['max_retries'], wall_s=rollout_wall_s, run_id=run_id, on_step=write, stop=stop,
                            proposals=run_dir/'proposals.jsonl')
-        except BaseException:
-            f.close(); tmp.unlink(missing_ok=True); raise
-        end = end_record(u, recs, time.monotonic() - t0)
-        f.write(canonical_json(end) + '\n'); f.flush(); os.fsync(f.fileno())
-    os.replace(tmp, final)
+            end = end_record(u, recs, time.monotonic() - t0)
+            f.write(canonical_json(end) + '\n'); f.flush(); os.fsync(f.fileno())
+        os.replace(tmp, final)
+    except BaseException:                      # a stop, an error, a full disk: nothing half-written stays
+        tmp.unlink(missing_ok=True); raise
     return end
 
 # %% ../nbs/07_runs.ipynb #e09999d4
@@ -481,13 +587,21 @@ def _whole(path: Path) -> tuple[list[dict], dict]:
     return steps, end
 
 # %% ../nbs/07_runs.ipynb #b89464e6
+class DamagedRollout(RunError):
+    "A rollout file that is not whole: `file` (relative to the run directory) and `problem` (its line, what is wrong)."
+    def __init__(self, msg: str, file: str, problem: str):
+        super().__init__(msg); self.file, self.problem = file, problem
+
 def rollout_records(path: str | Path, # a rollout file, rollouts/<id>.jsonl
                     run_id: str | None = None # the run it must belong to (None: not checked)
                    ) -> tuple[list[dict], dict]:
     "The step records and the end record of the finished rollout at `path`; a `RunError` naming file:line if it is damaged or of another run."
     path = Path(path)
     try: steps, end = _whole(path)
-    except _Damaged as e: raise RunError(f'{path}:{e.line}: {e.what}. The rollout file is damaged: {_REDO.format(run_dir=path.parent.parent)}') from None
+    except _Damaged as e:
+        raise DamagedRollout(f'{path}:{e.line}: {e.what}. The rollout file is damaged: '
+                             f'{_REDO.format(run_dir=path.parent.parent)}',
+                             f'rollouts/{path.name}', f'line {e.line}: {e.what}') from None
     if run_id is not None and steps[0].get('run_id') != run_id:
         raise RunError(f'{path}:1: run_id {steps[0].get("run_id")!r}: a rollout of another design than this run ({run_id!r} in '
                        f'{path.parent.parent/"manifest.json"}); its numbers must not be pooled with this run\'s: move the file out of rollouts/')
@@ -527,14 +641,64 @@ def _foreign(run_dir: Path, done: dict, man: dict):
                    f'{man["run_id"]!r} in this run){more}. Resuming would pool two designs in one run: use another --out, '
                    'or move those files out of rollouts/')
 
+# %% ../nbs/07_runs.ipynb #1950ca47
+class _DesignFields(BaseModel):
+    "The manifest's design fields the readers use, with their types (all optional; other fields allowed)."
+    model_config = ConfigDict(extra='allow', strict=True)
+    tasks: list[str] | None = None
+    harnesses: list[str] | None = None
+    K: list[int] | None = None
+    seeds: list[int] | None = None
+    mode: str | None = None
+    model: str | None = None
+    announce_horizon: bool | None = None
+    temperature: float | None = None
+    max_retries: int | None = None
+    tokens_per_call: int | None = None
+
+class _Manifest(BaseModel):
+    "The manifest's top-level fields the readers use (all optional; other fields allowed)."
+    model_config = ConfigDict(extra='allow', strict=True)
+    run_id: str | None = None
+    design: _DesignFields | None = None
+    model: dict | None = None
+    config: dict | None = None
+    task_hashes: dict | None = None
+    harness_cards: dict | None = None
+
+# %% ../nbs/07_runs.ipynb #c946789e
+def check_manifest(man, # the parsed manifest.json
+                   path: str | Path # where it was read, for the message
+                  ) -> dict:
+    "`man` if its fields have the types the readers rely on; else a `RunError` naming the file and each bad field."
+    fix = 'restore it, or delete it: the next `hibd run CONFIG` writes it again from the config'
+    if not isinstance(man, dict):
+        raise RunError(f'{path}: not a manifest (a JSON {type(man).__name__}, not an object); {fix}')
+    try: _Manifest.model_validate(man)
+    except ValidationError as e: raise RunError(f'{_problems(e, str(path))}; {fix}') from None
+    return man
+
 # %% ../nbs/07_runs.ipynb #e94bd9fb
 def _manifest(run_dir: Path) -> dict | None:
-    "The run's manifest, None if there is none; a `RunError` naming it if it is not JSON."
+    "The run's manifest, None if there is none; a `RunError` naming it if it is not JSON or a field has the wrong type."
     p = run_dir/'manifest.json'
     if not p.exists(): return None
-    try: return json.loads(p.read_text())
+    try: return check_manifest(json.loads(p.read_bytes()), p)
     except ValueError as e:
         raise RunError(f'{p}: not valid JSON ({e}); restore it, or delete it: the next `hibd run CONFIG` writes it again from the config') from None
+
+# %% ../nbs/07_runs.ipynb #ac5b68e1
+def read_status(run_dir: str | Path # a run directory
+               ) -> dict | None:
+    "`status.json` of `run_dir` (what its last invocation did), None if there is none; a `RunError` if damaged."
+    p = Path(run_dir)/'status.json'
+    if not p.exists(): return None
+    data = p.read_bytes()
+    try: st = json.loads(data)
+    except ValueError as e: st, why = None, 'empty' if not data.strip() else f'not valid JSON ({e})'
+    else: why = None if isinstance(st, dict) else f'a JSON {type(st).__name__}, not an object'
+    if why: raise RunError(f'{p}: damaged: {why}; run `hibd run CONFIG --out {p.parent}` again to write it anew')
+    return st
 
 # %% ../nbs/07_runs.ipynb #231f389f
 def _log_invocation(run_dir: Path, cfg: SweepConfig, backend, todo: list) -> dict:
@@ -542,7 +706,7 @@ def _log_invocation(run_dir: Path, cfg: SweepConfig, backend, todo: list) -> dic
     rec = {'started': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'pid': os.getpid(), 'git': _git(), 'executor': cfg.executor,
            'scheduler': cfg.scheduler, 'cpus': sorted(os.sched_getaffinity(0)), 'rollouts_todo': len(todo),
            'model_settings': getattr(backend, 'settings', None) if backend is not None and cfg.executor == 'local' else None}
-    with open(run_dir/'invocations.jsonl', 'a') as f: f.write(json.dumps(rec, sort_keys=True) + '\n')
+    append_line(run_dir/'invocations.jsonl', json.dumps(rec, sort_keys=True))
     return rec
 
 # %% ../nbs/07_runs.ipynb #066a8ae2
@@ -575,7 +739,7 @@ def _record_modes(run_dir: Path, backend: Backend | None):
     new = sorted(set(man['model'].get('mode_used') or ()) | used)
     if new == man['model'].get('mode_used'): return
     man['model']['mode_used'] = new
-    tmp = p.with_suffix('.tmp'); tmp.write_text(json.dumps(man, indent=1, sort_keys=True)); os.replace(tmp, p)
+    write_atomic(p, json.dumps(man, indent=1, sort_keys=True))
 
 # %% ../nbs/07_runs.ipynb #39a98f4a
 GROWABLE = ('tasks', 'harnesses', 'seeds')   # design lists a resume may extend: every finished cell stays a cell of the run
@@ -601,6 +765,36 @@ def resumed(run_dir: Path, # the run directory
     return {**old, 'design': n, 'task_hashes': new['task_hashes'], 'harness_cards': new['harness_cards'],
             'extended': [*old.get('extended', []), {'at': new['created'], 'added': added, 'git': new['git']}]}
 
+# %% ../nbs/07_runs.ipynb #706f0c64
+@contextmanager
+def _unmade_on_error(run_dir: Path, # the run directory
+                     new: list # the folders this invocation made (deepest first)
+                    ):
+    "On an error before `run_dir/manifest.json` exists, remove what this invocation made: the lock file, empty folders."
+    try: yield
+    except BaseException:
+        if new and not (run_dir/'manifest.json').exists():
+            if run_dir in new: (run_dir/'.lock').unlink(missing_ok=True)
+            for p in new:
+                try: p.rmdir()
+                except OSError: break                                    # not empty: something else is there, kept
+        raise
+
+# %% ../nbs/07_runs.ipynb #2e0aca0c
+def _recovered(found: dict, # the finished rollouts (`_scan`): id -> (first step record, end record)
+               man: dict # the manifest this invocation's config would write (the run directory has none)
+              ) -> dict:
+    "`man` with the run id of `found` if their design is `man`'s cut to prefixes of tasks, harnesses, seeds; or `man`."
+    ids = {first.get('run_id') for first, _ in found.values()}
+    if len(ids) != 1 or man['run_id'] in ids: return man
+    (rid,), des = ids, man['design']
+    for n in itertools.product(*(range(1, len(des[k]) + 1) for k in GROWABLE)):
+        if _run_id({**des, **{k: des[k][:i] for k, i in zip(GROWABLE, n)}}) != rid: continue
+        added = {k: des[k][i:] for k, i in zip(GROWABLE, n) if des[k][i:]}
+        ext = {'at': man['created'], 'added': added, 'git': man['git'], 'manifest_rebuilt': True}
+        return {**man, 'run_id': rid, 'extended': [ext]}
+    return man
+
 # %% ../nbs/07_runs.ipynb #4af6a9e4
 def run_sweep(config_path: str | Path, # the sweep TOML
               out: str | Path | None = None, # run directory (default runs/<name>)
@@ -609,7 +803,8 @@ def run_sweep(config_path: str | Path, # the sweep TOML
               backend: Backend | None = None, # a ready backend object (local executor only)
               progress: bool = True, # show the tqdm progress bar
               scheduler: str | None = None, # a Dask scheduler address: run on its workers whatever the config's executor
-              mode: str | None = None # instructor mode overriding the config's (`MODE_CHOICES`)
+              mode: str | None = None, # instructor mode overriding the config's (`MODE_CHOICES`)
+              prepare: bool | None = None # build missing task environments first (None: unless `$HIBD_NO_PREPARE`)
              ) -> Path:
     "Run (or resume) the sweep in `config_path`; return the run directory."
     cfg = load_config(config_path)
@@ -624,14 +819,20 @@ def run_sweep(config_path: str | Path, # the sweep TOML
     tasks = resolve_tasks(cfg, str(config_path))
     reuse = reuse_files(cfg, config_path)
     run_dir = Path(out or Path('runs')/cfg.name)
+    if backend is None and _manifest(run_dir) is None:              # a backend will be built: what it needs, now
+        check_model(cfg.model, run_dir, str(config_path), 'model.spec (--model)' if model else 'model.spec')
+    new = [p for p in (run_dir/'rollouts', run_dir, *run_dir.parents) if not p.exists()]   # the folders made now
     (run_dir/'rollouts').mkdir(parents=True, exist_ok=True)
-    with RunLock(run_dir) as lock:
+    with RunLock(run_dir) as lock, _unmade_on_error(run_dir, new):
         if lock.cleared: print(f'hibd: cleared a stale lock left by PID {lock.cleared.get("pid")} (that process is gone)', file=sys.stderr)
-        for tmp in (run_dir/'rollouts').glob('.*.tmp'): tmp.unlink()          # partial rollouts of a dead writer: redone
+        for tmp in [*run_dir.glob('.*.tmp'), *(run_dir/'rollouts').glob('.*.tmp')]:   # a dead writer's: redone
+            if tmp.is_file(): tmp.unlink()
         mpath, old = run_dir/'manifest.json', _manifest(run_dir)
         found, damaged = _scan(run_dir)
         all_units = units(cfg, tasks)
         todo = [u for u in all_units if u.id not in found]
+        for t in tasks:                                   # once, here, not inside a rollout's clock (or a worker)
+            if any(u.task == t.id for u in todo): t.environment(prepare)
         if old is not None and not todo and backend is None:
             man = _design(cfg, tasks, old['design']['model'])          # nothing to run: no model is loaded
             man = {'design': man}
@@ -639,10 +840,9 @@ def run_sweep(config_path: str | Path, # the sweep TOML
             if backend is None: backend = make_backend(cfg.model.spec, run_dir, cfg.model.base_url, cfg.model.call_timeout, reuse, cfg.model.mode)
             elif backend.cache is None: backend.cache = Cache(run_dir/'calls.jsonl', reuse=reuse)
             man = manifest(cfg, tasks, backend)
-        if old is not None: man = resumed(run_dir, old, man)
+        man = resumed(run_dir, old, man) if old is not None else _recovered(found, man)
         _foreign(run_dir, found, man)                                         # before a manifest is written
-        if man is not old:                                                    # a new run, or one extended by this invocation
-            tmpm = mpath.with_suffix('.tmp'); tmpm.write_text(json.dumps(man, indent=1, sort_keys=True)); os.replace(tmpm, mpath)
+        if man is not old: write_atomic(mpath, json.dumps(man, indent=1, sort_keys=True))   # new, or extended now
         damaged = [_set_aside(p, why) for p, why in damaged]
         done = {k: end for k, (_, end) in found.items()}
         _log_invocation(run_dir, cfg, backend, todo)
@@ -653,7 +853,9 @@ def run_sweep(config_path: str | Path, # the sweep TOML
             if cfg.executor == 'dask': ends = _run_dask(todo, run_dir, man['design'], man['run_id'], cfg, cfg.model.spec, cfg.model.base_url, budget, bar, reuse)
             else: ends = _run_local(todo, run_dir, man['design'], man['run_id'], backend, cfg, budget, bar)
         status = _status(all_units, done, ends, budget, damaged, time.monotonic() - t0)
-        (run_dir/'status.json').write_text(json.dumps(status, indent=1))
+        try: write_atomic(run_dir/'status.json', json.dumps(status, indent=1))
+        except RunError as e:
+            raise RunError(f'{e}; the finished rollouts are kept: free some space, rerun the same command') from None
         if backend is not None or cfg.executor == 'dask': _record_modes(run_dir, backend if cfg.executor == 'local' else None)
         if budget.fired: print(f'hibd: limit {budget.fired} fired; {status["pending"]} rollouts left for a resume', file=sys.stderr)
         for rid, err in status['errors'].items(): print(f'hibd: rollout {rid} failed and is left for a resume: {err}', file=sys.stderr)
@@ -661,23 +863,30 @@ def run_sweep(config_path: str | Path, # the sweep TOML
     return run_dir
 
 # %% ../nbs/07_runs.ipynb #8fae0092
-def read_rollouts(run_dir: str | Path) -> list[dict]:
+def read_rollouts(run_dir: str | Path, # a run directory
+                  damaged: list | None = None # None: a damaged file raises; a list: it is left out, added here
+                 ) -> list[dict]:
     "Every step record of the finished rollouts of `run_dir`, file by file, in step order; a `RunError` names a damaged or foreign file."
     run_dir = Path(run_dir)
     run_id = (_manifest(run_dir) or {}).get('run_id')
     recs = []
-    for p in sorted((run_dir/'rollouts').glob('*.jsonl')): recs += rollout_records(p, run_id)[0]
+    for p in sorted((run_dir/'rollouts').glob('*.jsonl')):
+        try: recs += rollout_records(p, run_id)[0]
+        except DamagedRollout as e:
+            if damaged is None: raise
+            damaged.append({'file': e.file, 'problem': e.problem})
     return recs
 
 # %% ../nbs/07_runs.ipynb #d6a3a05e
 def load_run(run_dir: str | Path, # a run directory
-             expand: bool = True # horizon sharing: one row set per K of the config (prefixes)
+             expand: bool = True, # horizon sharing: one row set per K of the config (prefixes)
+             damaged: list | None = None # None: a damaged rollout file raises; a list: it is left out and added here
             ) -> pd.DataFrame:
     "The step records of a run as a DataFrame (one row per task, harness, seed, K, step)."
     run_dir = Path(run_dir)
     man = _manifest(run_dir)
     if man is None: raise RunError(f'{run_dir/"manifest.json"}: no manifest; is {run_dir} a run directory? (`hibd run CONFIG --out {run_dir}` writes one)')
-    df = pd.DataFrame(read_rollouts(run_dir))
+    df = pd.DataFrame(read_rollouts(run_dir, damaged))
     if df.empty: return df
     df['K_rollout'] = df['K']
     df['protocol'] = np.where(df.announce_horizon, 'announced', 'shared')

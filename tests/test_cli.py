@@ -201,3 +201,91 @@ def test_failed_beliefs_named_on_the_first_screen(tmp_path):
     assert 'failed: their raw text is under raw_texts' in r.stdout and 'rollouts/' in r.stdout, r.stdout
     t = hibd('run', config(tmp_path, 'mixed', ['H0', 'H2'], BAD * 3 + GOOD), '--out', tmp_path/'run', '--table')
     assert 'floor(D_belief)' in t.stdout and 'report:' not in t.stdout, t.stdout
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# issue 33: bad input is one clear line (exit 2), and nothing is made or half-written
+
+def test_bad_values_are_one_line_and_make_nothing(tmp_path):
+    "A binary config, `inf`, `seeds = [true]`, names leaving runs/, a model that cannot answer: one line, no directory."
+    base = config(tmp_path, 'v', ['H0'], GOOD).read_text()
+    binary = tmp_path/'binary.toml'; binary.write_bytes(bytes(range(256)))
+    user_error(hibd('run', binary, '--out', tmp_path/'run'), 'binary.toml: not a text file (byte 128 is not UTF-8)')
+    finite = 'expected a finite number, got inf'
+    cases = [(base + 'call_timeout = inf\n', f'model.call_timeout: {finite}'),                 # was a ValueError
+             (base.replace('K = [1]', 'K = [1]\ntemperature = inf'), f'temperature: {finite}'),   # was a JSON error
+             (base.replace('seeds = [0]', 'seeds = [true]'), 'seeds[0]: expected an integer, got true'),   # was seed 1
+             (base.replace('name = "v"', 'name = ""'), 'name: expected a plain folder name'),
+             (base.replace('name = "v"', 'name = "../../x"'), 'name: expected a plain folder name'),
+             (base.replace('name = "v"', f'name = "{tmp_path}/abs"'), 'name: expected a plain folder name')]
+    for i, (text, msg) in enumerate(cases):
+        f = tmp_path/f'c{i}.toml'; f.write_text(text)
+        user_error(hibd('run', f, '--out', tmp_path/'run'), f'c{i}.toml: {msg}')
+        user_error(hibd('run', f), f'c{i}.toml: {msg}')                        # without --out: runs/<name>, never made
+    for spec, msg in [('scripted:/missing', 'cannot read /missing'),
+                      ('local:/missing.gguf', 'no model file at /missing'),
+                      ('replay', 'no recorded calls at')]:
+        r = hibd('run', config(tmp_path, 'v', ['H0'], GOOD), '--out', tmp_path/'run', '--model', spec)
+        user_error(r, f'--model): {spec}: ', msg)
+    assert not (tmp_path/'run').exists() and not (tmp_path/'abs').exists() and not (tmp_path.parent/'x').exists()
+
+
+def test_plan_inputs_are_one_line(tmp_path):
+    "`hibd plan`: --delta, --power, --alpha, --ref, a pilot of identical beliefs: one line each (were tracebacks)."
+    between = 'expected a number strictly between 0 and 1'
+    for args, msg in [(('--power', '2', '--alpha', '0'), f'--power: {between}, got 2.0; --alpha: {between}, got 0.0'),
+                      (('--delta', '-1'), '--delta: expected a finite number > 0, got -1.0'),
+                      (('--delta', 'nan'), '--delta: expected a finite number > 0, got nan')]:
+        user_error(hibd('plan', tmp_path, *args), msg)                          # checked before the run is read
+    user_error(hibd('plan', 'data/runs/quickstart', '--ref', 'H9'), '--ref H9: not a harness of data/runs/quickstart',
+               'H0, H1')
+    cfg = config(tmp_path, 'same', ['H0', 'H2'], GOOD, seeds=(0, 1))       # one scripted reply: every belief identical
+    assert hibd('run', cfg, '--out', tmp_path/'run').exit_code == 0
+    user_error(hibd('plan', tmp_path/'run'), 'every pair of the family gave identical beliefs on both sides')
+
+
+def test_manifest_of_the_wrong_type_is_one_line(invalid_run, tmp_path):
+    "A manifest with `K = \"two\"`: `hibd report` and `hibd run` name the file and field (was a TypeError)."
+    tmp, cfg, _ = invalid_run
+    d = tmp_path/'run'; shutil.copytree(tmp/'run', d)
+    m = json.loads((d/'manifest.json').read_text()); m['design']['K'] = 'two'
+    (d/'manifest.json').write_text(json.dumps(m))
+    user_error(hibd('report', d), f'{d}/manifest.json: design.K: expected a list, got "two"')
+    user_error(hibd('run', cfg, '--out', d), f'{d}/manifest.json: design.K: expected a list, got "two"')
+
+
+def test_damaged_status_is_named(invalid_run, tmp_path):
+    "A status.json of 0 bytes (a write cut by a full disk): `hibd report` names it on one line (was a JSONDecodeError)."
+    d = tmp_path/'run'; shutil.copytree(invalid_run[0]/'run', d)
+    (d/'status.json').write_text('')
+    user_error(hibd('report', d), f'{d}/status.json: damaged: empty; run `hibd run CONFIG --out {d}` again')
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    "A 40 kB tmpfs (root only): a disk that fills up during a run."
+    import os, subprocess
+    if os.geteuid() != 0: pytest.skip('mounting a tmpfs needs root')
+    mnt = tmp_path/'full'; mnt.mkdir()
+    if subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=40k', 'tmpfs', str(mnt)], capture_output=True).returncode:
+        pytest.skip('cannot mount a tmpfs here')
+    try: yield mnt
+    finally: subprocess.run(['umount', '-l', str(mnt)], check=True)
+
+
+def test_full_disk_is_one_line_and_leaves_whole_files(tmp_path, full_disk):
+    "`--out` on a full disk: one line naming the file, nothing half-written (was a traceback and a 0-byte status.json)."
+    out = full_disk/'run'
+    r = hibd('run', config(tmp_path, 'full', ['H0', 'H2'], GOOD, seeds=(0, 1)), '--out', out)
+    assert r.exit_code == 2, r.output
+    lines = [l for l in r.stderr.splitlines() if l.startswith('hibd: ')]
+    assert len(lines) == 1 and 'cannot write it (No space left on device)' in lines[0], r.output
+    assert 'Traceback' not in r.output, r.output
+    files = [p for p in out.rglob('*') if p.is_file()]
+    assert not [p for p in files if p.name.endswith('.tmp')], files                  # no temporary file left behind
+    assert not [p for p in files if p.stat().st_size == 0 and p.name != '.lock'], files   # nothing cut to 0 bytes
+    from hibd.runs import read_rollouts, read_status
+    json.loads((out/'manifest.json').read_text()); read_status(out); read_rollouts(out)  # what is there is whole
+    r = hibd('report', out)
+    assert r.exit_code in (0, 2) and 'Traceback' not in r.output, r.output
+    if r.exit_code == 2: user_error(r, f'{out}/report: cannot write the report (No space left on device')

@@ -438,7 +438,7 @@ def test_llama_cpp_server_loopback(tmp_path):
     for m in ('fastapi', 'uvicorn', 'sse_starlette', 'starlette_context', 'pydantic_settings'):
         if importlib.util.find_spec(m) is None: pytest.skip(f'server extras missing ({m}): pip install "llama-cpp-python[server]==0.3.36"')
     # as the servers page says: `hibd serve --model local:smollm2-135m` (port 0: a free port, named in its line)
-    cmd = [sys.executable, '-c', 'from hibd.llama import serve; serve("local:smollm2-135m", port=0, n_ctx=2048)']
+    cmd = [str(Path(sys.executable).parent/'hibd'), 'serve', '--model', 'local:smollm2-135m', '--port', '0', '--n-ctx', '2048']
     log = open(tmp_path/'server.log', 'w+b')       # not a pipe: a server that logs a lot would block on a full pipe
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     try:

@@ -296,7 +296,8 @@ def test_atomic(qs, monkeypatch):
     def boom(chart, stem):            # fail after some files of the new report were written
         real(chart, stem); raise OSError('disk full')
     monkeypatch.setattr(R, 'render_chart', boom)
-    with pytest.raises(OSError, match='disk full'): R.build_report(qs)
+    with pytest.raises(R.ReportError, match=r'report: cannot write the report \(disk full\); an earlier report there is kept'):
+        R.build_report(qs)                                                # one line (issue 33), not a traceback
     assert (out/'report.html').read_bytes() == first, 'the old report was changed by a failed build'
     assert sorted(p.name for p in qs.iterdir() if p.name.startswith('.')) == [], 'a temporary folder was left behind'
     monkeypatch.setattr(R, 'render_chart', real)
@@ -408,3 +409,26 @@ def test_shipped_runs_report(name, tmp_path):
     bad = cells[cells.state != 'complete']
     assert f'{n - len(bad)} cell(s) are complete' + (f'; {len(bad)} are not' if len(bad) else '; none is missing') in md
     assert hashlib.sha256((d/'calls.jsonl').read_bytes()).hexdigest() == calls
+
+
+def test_damaged_rollout_is_named_and_left_out(qs):
+    "Issue 33: a rollout file with a cut line no longer refuses the whole run: left out, and named under Coverage."
+    rid = 'code_variance_off_by_one__H3__s0__K2'
+    f = qs/'rollouts'/f'{rid}.jsonl'
+    lines = f.read_text().splitlines(); f.write_text('\n'.join(lines[:1] + [lines[1][:40]] + lines[2:]) + '\n')
+    r = CliRunner().invoke(main, ['report', str(qs)])
+    assert r.exit_code == 0, r.output                                   # was: exit 2, 'The rollout file is damaged'
+    said = [l for l in r.stderr.splitlines() if l.startswith('hibd: ')]
+    assert len(said) == 1 and f'{f}: line 2: not a JSON record' in said[0], r.stderr
+    md = (qs/'report'/'report.md').read_text()
+    assert f'- rollouts/{rid}.jsonl: line 2: not a JSON record' in md
+    assert '1 rollout file(s) are damaged and left out of every table' in md
+    for K in (1, 2):
+        assert f'- code_variance_off_by_one · H3 · seed 0 · K={K}: damaged (rollouts/{rid}.jsonl line 2: not a' in md
+    idx = json.loads((qs/'report'/'index.json').read_text())
+    assert [x['file'] for x in idx['damaged']] == [f'rollouts/{rid}.jsonl']
+    cells = pd.read_csv(next((qs/'report'/'tables').glob('*_coverage_cells.csv')))
+    assert sorted(cells[cells.state == 'damaged'].K) == [1, 2] and set(cells.state) == {'complete', 'damaged'}
+    counts = pd.read_csv(next((qs/'report'/'tables').glob('*_counts.csv'))).set_index('quantity').value
+    assert (counts['rollout files finished'], counts['rollout files damaged (left out)']) == ('6', '1')
+    assert 'H3' not in set(R.read_run(qs).run.harness)                  # left out of every table

@@ -2,7 +2,7 @@
 import json, math, os, re, shutil, signal, subprocess, sys, threading, time, warnings
 from pathlib import Path
 import pytest
-from hibd.models import ScriptedBackend
+from hibd.models import ModelError, ScriptedBackend
 from hibd.runs import (run_sweep, load_config, load_run, ConfigError, RunError, RunLocked, RunLock, read_rollouts)
 from hibd.pairs import pairs, summary
 from hibd.schema import example_belief
@@ -451,7 +451,7 @@ def test_design_change_after_deleted_manifest_refused(tmp_path):
         run_sweep(write_config(tmp_path, temperature=0.5), out=c, progress=False)
     assert not (c/'manifest.json').exists() and not list((c/'rollouts').glob('*__H2__*'))
     with pytest.raises(RunError, match='another design'):                      # same fields, other seeds: the run_id says so
-        run_sweep(write_config(tmp_path, seeds=[0, 1, 2]), out=c, progress=False)
+        run_sweep(write_config(tmp_path, seeds=[0, 2]), out=c, progress=False)  # ([0, 1, 2] extends the run: see below)
     run_sweep(write_config(tmp_path), out=c, progress=False)                    # the same design resumes
     assert keyed(c) == keyed(d)
     other = tmp_path/'other'; shutil.copytree(d, other)                          # a rollout of another run copied in: the readers refuse it
@@ -505,3 +505,90 @@ def test_reproduce_tool_says_whether_recorded_calls_come_back(tmp_path):
     r = ask(tmp_path/'changed.json')
     steps = json.loads((tmp_path/'changed.json').read_text())['steps']
     assert r.returncode == 1 and [s['same_raw'] for s in steps] == [True, False] and all(s['same_key'] for s in steps)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# issue 33: bad input is one clear line, and nothing is made or half-written
+
+def test_config_values_refused_by_name(tmp_path):
+    "A binary file, `seeds = [true]`, infinite numbers, names leaving runs/: each a `ConfigError` naming the field."
+    p = tmp_path/'x.toml'
+    p.write_bytes(bytes(range(256)))
+    with pytest.raises(ConfigError, match=re.escape(f'{p}: not a text file (byte 128 is not UTF-8)')): load_config(p)
+    for over, msg in [(dict(seeds=[True]), 'seeds[0]: expected an integer, got true'),          # was: seed 1
+                      (dict(K=[1, True]), 'K[1]: expected an integer, got true'),
+                      (dict(concurrency=True), 'concurrency: expected an integer, got true')]:
+        with pytest.raises(ConfigError, match=re.escape(f'{tmp_path}/t.toml: {msg}')):
+            load_config(write_config(tmp_path, **over))
+    for name in ('', '../../x', '/tmp/elsewhere'):              # was: the run went into runs/ itself, or outside it
+        p.write_text(write_config(tmp_path).read_text().replace('name = "t"', f'name = {json.dumps(name)}'))
+        want = f'{p}: name: expected a plain folder name (the run directory is runs/<name>), got {json.dumps(name)}'
+        with pytest.raises(ConfigError, match=re.escape(want)): load_config(p)
+    for table, key in (('', 'temperature'), ('[model]\n', 'call_timeout'), ('[limits]\n', 'rollout_wall_s')):
+        p.write_text(f'tasks = ["{TASK}"]\nK = [1]\n{table}{key} = inf\n')
+        field = {'': '', '[model]\n': 'model.', '[limits]\n': 'limits.'}[table] + key
+        with pytest.raises(ConfigError, match=re.escape(f'{p}: {field}: expected a finite number, got inf')):
+            load_config(p)
+
+
+def test_nothing_made_for_a_model_that_cannot_answer(tmp_path, monkeypatch):
+    "A missing replies file, GGUF or API key, or `replay` on a new directory: a `ConfigError`, and no run directory."
+    cfg = write_config(tmp_path)
+    cases = [('scripted:/missing', 'scripted: cannot read /missing'),
+             ('local:/missing.gguf', 'no model file at /missing'),
+             ('replay', 'no recorded calls at'), ('openai:gpt-4o-mini', 'no API key for https://example.com/v1')]
+    monkeypatch.delenv('OPENAI_API_KEY', raising=False)
+    for spec, msg in cases:
+        with pytest.raises(ConfigError, match=re.escape(f'model.spec (--model): {spec}: ') + '.*' + re.escape(msg)):
+            run_sweep(cfg, out=tmp_path/'new'/'run', model=spec, base_url='https://example.com/v1', progress=False)
+        assert not (tmp_path/'new').exists(), spec
+    # what cannot be checked beforehand (here: a backend that fails to load) removes what the invocation made
+    import hibd.runs as R
+    def broken(*a, **k): raise ModelError('the model did not load')
+    monkeypatch.setattr(R, 'make_backend', broken)
+    with pytest.raises(ModelError, match='did not load'): run_sweep(cfg, out=tmp_path/'new'/'run', progress=False)
+    assert not (tmp_path/'new').exists()
+    (tmp_path/'old').mkdir(); (tmp_path/'old'/'keep.txt').write_text('x')        # a folder that was there stays
+    with pytest.raises(ModelError): run_sweep(cfg, out=tmp_path/'old', progress=False)
+    assert sorted(p.name for p in (tmp_path/'old').iterdir()) == ['.lock', 'keep.txt']   # its new rollouts/ removed
+
+
+def test_extended_run_resumes_after_its_manifest_is_lost(tmp_path):
+    "A run extended by a seed keeps its first run id; with the manifest lost, the config that made it still resumes it."
+    one = dict(harnesses=['H0'], K=[1])
+    d = run_sweep(write_config(tmp_path, seeds=[0], **one), out=tmp_path/'run', progress=False)
+    first = json.loads((d/'manifest.json').read_text())['run_id']
+    cfg = write_config(tmp_path, seeds=[0, 1], **one)
+    run_sweep(cfg, out=d, progress=False)
+    before = keyed(d)
+    (d/'manifest.json').unlink()
+    be = ScriptedBackend([GOOD], model='scripted:t_replies.json')
+    run_sweep(cfg, out=d, backend=be, progress=False)                     # was: 'a finished rollout of another design'
+    man, st = json.loads((d/'manifest.json').read_text()), json.loads((d/'status.json').read_text())
+    assert man['run_id'] == first and man['extended'][0]['added'] == {'seeds': [1]} and man['design']['seeds'] == [0, 1]
+    assert (st['skipped'], st['done'], be.hits) == (2, 0, 0) and keyed(d) == before
+    (d/'manifest.json').unlink()                                          # a design that is no extension: refused
+    with pytest.raises(RunError, match='another design'):
+        run_sweep(write_config(tmp_path, seeds=[1, 0], **one), out=d, progress=False)
+
+
+def test_manifest_field_of_the_wrong_type_named(tmp_path):
+    "A hand-edited manifest (`K = \"two\"`): the readers name the file and the field (was a TypeError deep in pandas)."
+    d = run_sweep(write_config(tmp_path, harnesses=['H0'], seeds=[0], K=[1]), out=tmp_path/'run', progress=False)
+    m = json.loads((d/'manifest.json').read_text()); m['design']['K'] = 'two'
+    (d/'manifest.json').write_text(json.dumps(m))
+    for read in (load_run, read_rollouts):
+        with pytest.raises(RunError, match=re.escape(f'{d}/manifest.json: design.K: expected a list, got "two"')):
+            read(d)
+
+
+def test_a_reader_that_asks_leaves_a_damaged_file_out(tmp_path):
+    "`load_run(..., damaged=[])`: a damaged rollout file is named with its line and left out; the others are read."
+    d = run_sweep(write_config(tmp_path, harnesses=['H0'], K=[1]), out=tmp_path/'run', progress=False)
+    f = d/'rollouts'/f'{TASK}__H0__s1__K1.jsonl'
+    cut_middle_line(f)
+    bad = []
+    df = load_run(d, damaged=bad)
+    assert [b['file'] for b in bad] == [f'rollouts/{f.name}'] and bad[0]['problem'].startswith('line 2: not a JSON')
+    assert set(df.seed) == {0} and len(df) == 2
+    with pytest.raises(RunError, match='not a JSON record'): load_run(d)      # a reader that does not ask: refused
