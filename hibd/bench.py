@@ -8,8 +8,6 @@ import json, re, shlex, shutil, subprocess, tarfile, tempfile, tomllib
 from pathlib import Path
 import tomli_w
 from .tasks import Task, TaskError, load_task, TASKS_DIR, REPO_ARCHIVE
-# environments are prepared in tasks (moved there); still importable from here
-from .tasks import EnvError, python_candidates, find_python, prepare_env, prepare
 
 # %% auto #0
 __all__ = ['BENCH_DIR', 'SWEBENCH_FIELDS', 'SOURCE_ROOT', 'OFFLINE_LIMITS', 'swebench_specs', 'patch_identifiers',

@@ -17,8 +17,8 @@ __all__ = ['USER_ERRORS', 'WRITE_ERRNOS', 'TOP', 'HarnessIdError', 'HibdError', 
            'serve']
 
 # %% ../nbs/16_cli.ipynb #194dcf77
-from .tasks import load_tasks, load_task, TaskError, TASK_GROUPS, TASKS_DIR
-from .bench import prepare, swebench_tasks, tbench_task, EnvError
+from .tasks import load_tasks, load_task, prepare, EnvError, TaskError, TASK_GROUPS, TASKS_DIR
+from .bench import swebench_tasks, tbench_task
 from .llama import WEIGHT_LAYOUTS, serve as serve_model
 from .sandbox import Workspace, SandboxError
 from .harnesses import HARNESSES, get_harness, check_task

@@ -4,14 +4,14 @@
 
 # %% ../nbs/05a_llama.ipynb #20768c48
 from __future__ import annotations
-import hashlib, importlib.util, ipaddress, os, signal, socket, threading, time
+import hashlib, importlib.util, os, signal, socket, threading, time
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from importlib.metadata import version as _version
 from pathlib import Path
 import numpy as np
 from openai.types.chat import ChatCompletion
-from .models import Backend, Cache, ModelError, OpenAIBackend, ReplayBackend, Unfinished, default_cache, file_sha256
+from .models import Backend, Cache, ModelError, OpenAIBackend, is_loopback, ReplayBackend, Unfinished, default_cache, file_sha256
 from .tasks import cache_dir
 
 # %% auto #0
@@ -294,13 +294,6 @@ def get_backend(spec: str = 'local', # local[:NAME|:PATH.gguf] | openai[:MODEL] 
     if kind == 'openai': return OpenAIBackend(arg or kw.pop('model', None), cache=cache, **kw)
     raise ModelError(f'unknown backend {spec!r}: use local, local:NAME, local:PATH.gguf, openai, openai:MODEL or replay')
 
-# %% ../nbs/05a_llama.ipynb #3bf09a98
-def _loopback(host: str) -> bool:
-    "Whether `host` names this machine only (`localhost`, 127.0.0.0/8, ::1)."
-    if host == 'localhost': return True
-    try: return ipaddress.ip_address(host).is_loopback
-    except ValueError: return False
-
 # %% ../nbs/05a_llama.ipynb #0366d7a0
 def serve_settings(model: str | Path = DEFAULT_LOCAL, # local | local:NAME | NAME (of `LOCAL_MODELS`) | a .gguf path
                    host: str = '127.0.0.1', # address to listen on: loopback unless `allow_remote`
@@ -312,7 +305,7 @@ def serve_settings(model: str | Path = DEFAULT_LOCAL, # local | local:NAME | NAM
                    allow_remote: bool = False # listen on a non-loopback address (the server has no authentication)
                   ) -> dict:
     "The llama.cpp server's `ModelSettings` for `model` (file hash-checked); a remote `host` only if `allow_remote`."
-    if not (allow_remote or _loopback(host)):
+    if not (allow_remote or is_loopback(host)):
         raise ModelError(f'serve: {host!r} is not a loopback address and the server has no authentication (anyone '
                          'who reaches it can use the model); pass allow_remote=True (hibd serve --allow-remote) to '
                          'serve on it anyway')

@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_models.ipynb #048f9afc
 from __future__ import annotations
-import copy, email.utils, fcntl, hashlib, json, logging, math, numbers, os, threading, time, warnings
+import copy, email.utils, fcntl, hashlib, ipaddress, json, logging, math, numbers, os, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -20,8 +20,8 @@ from .tasks import cache_dir
 # %% auto #0
 __all__ = ['CALL_TIMEOUT', 'INCOMPLETE', 'RAW_TEXT_CAP', 'ERROR_CAP', 'CHARS_PER_TOKEN', 'INSTRUCTOR_MODES', 'MODE_CHOICES',
            'Call', 'canonical_json', 'call_key', 'file_sha256', 'ModelError', 'Cache', 'as_cache', 'CallIncomplete',
-           'Unfinished', 'Backend', 'completion_dict', 'ScriptedBackend', 'OpenAIBackend', 'ReplayBackend',
-           'default_cache', 'example_messages']
+           'Unfinished', 'Backend', 'completion_dict', 'ScriptedBackend', 'is_loopback', 'OpenAIBackend',
+           'ReplayBackend', 'default_cache', 'example_messages']
 
 # %% ../nbs/05_models.ipynb #90856e3c
 @dataclass
@@ -543,13 +543,21 @@ class ScriptedBackend(Backend):
         with self._lock: i, self.hits = self.hits, self.hits + 1
         return ChatCompletion(**completion_dict(self.replies[i % len(self.replies)], self.model, self.usage))
 
+# %% ../nbs/05_models.ipynb #e3e58ef3
+def is_loopback(host: str # a host name or address
+               ) -> bool:
+    "Whether `host` names this machine only: `localhost`, 127.0.0.0/8 or ::1."
+    if host == 'localhost': return True
+    try: return ipaddress.ip_address(host).is_loopback
+    except ValueError: return False
+
 # %% ../nbs/05_models.ipynb #e199bbac
 _TRANSIENT = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
 
 def _is_loopback(url: str | None) -> bool:
     "Whether `url` points at this machine (a server there needs no real API key)."
     from urllib.parse import urlparse
-    return bool(url) and urlparse(url).hostname in ('127.0.0.1', 'localhost', '::1')
+    return bool(url) and is_loopback(urlparse(url).hostname or '')
 
 # %% ../nbs/05_models.ipynb #c85db68d
 class _BrokenReply(Unfinished):

@@ -20,7 +20,7 @@ from .models import Backend, Cache, CallIncomplete, MODE_CHOICES, ModelError, Sc
 from .llama import LOCAL_MODELS, get_backend
 from .rollout import MODES, SEED_STREAMS, ProposalCache, Stopped, rollout, rollout_id
 from .sandbox import this_process
-from .tasks import TASK_GROUPS, Task, load_tasks
+from .tasks import TASK_GROUPS, Task, load_tasks, write_whole
 
 # %% auto #0
 __all__ = ['SPEC_FORMS', 'DAMAGED', 'GROWABLE', 'ConfigError', 'RunError', 'check_spec', 'ModelSpec', 'RunLimits', 'SweepConfig',
@@ -329,16 +329,9 @@ class RunLock:
 def write_atomic(path: str | Path, # the file to (re)write
                  text: str # its new content
                 ) -> Path:
-    "Write `text` to `path` whole or not at all (temporary file, fsync, rename); else a `RunError` naming it."
-    path = Path(path); tmp = path.with_name(f'.{path.name}.{os.getpid()}.{threading.get_ident()}.tmp')
-    try:
-        with open(tmp, 'w', encoding='utf-8') as f: f.write(text); f.flush(); os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
-        try: tmp.unlink(missing_ok=True)
-        except OSError: pass
-        raise RunError(f'{path}: cannot write it ({e.strerror or e}); the file is left as it was') from None
-    return path
+    "`write_whole`: `text` to `path` whole or not at all; a failure is a `RunError` naming the file."
+    try: return write_whole(path, text)
+    except OSError as e: raise RunError(f'{path}: cannot write it ({e.strerror or e}); the file is left as it was') from None
 
 # %% ../nbs/07_runs.ipynb #7d4a5379
 def append_line(path: str | Path, # a JSONL log

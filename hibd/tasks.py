@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 import ctypes, fcntl, glob, hashlib, importlib.util, json, os, re, shlex, shutil, signal, subprocess, sys, tarfile, tempfile
-import time, tomllib
+import threading, time, tomllib
 from fastcore.basics import patch
 from tqdm.auto import tqdm
 import hibd
@@ -18,7 +18,7 @@ import hibd
 __all__ = ['TASK_GROUPS', 'RISK_CLASSES', 'STRENGTHS', 'OUTCOMES', 'TRAJECTORY_LEN', 'COMMAND_TIMEOUT', 'VERIFIER_TIMEOUT',
            'TASKS_DIR', 'REPO_ARCHIVE', 'NO_PREPARE', 'cache_dir', 'Verifier', 'RiskPattern', 'Env', 'Task', 'unpacked',
            'TaskError', 'command_problem', 'load_task', 'load_tasks', 'EnvError', 'auto_prepare', 'python_candidates',
-           'find_python', 'prepare_env', 'prepare']
+           'find_python', 'write_whole', 'prepare_env', 'prepare']
 
 # %% ../nbs/01_tasks.ipynb #868a6984
 from .schema import FAILURE_MODES
@@ -362,6 +362,19 @@ def find_python(version: str # major.minor, e.g. "3.9"
     raise EnvError(f'no Python {version} found (looked in $HIBD_PYTHONS, PATH, pyenv and /usr/bin); '
                    f'install one (e.g. `pyenv install {version}`) or name it in HIBD_PYTHONS')
 
+# %% ../nbs/01_tasks.ipynb #45c23d1e
+def write_whole(path: str | Path, # the file to (re)write
+                text: str # its new content
+               ) -> Path:
+    "Write `text` to `path` whole or not at all: a temporary file beside it, flushed to disk, renamed over it."
+    path = Path(path); tmp = path.with_name(f'.{path.name}.{os.getpid()}.{threading.get_ident()}.tmp')
+    try:
+        with open(tmp, 'w', encoding='utf-8') as f: f.write(text); f.flush(); os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True); raise
+    return path
+
 # %% ../nbs/01_tasks.ipynb #3c5d7e19
 try: _PRCTL = ctypes.CDLL(None, use_errno=True).prctl          # resolved here: the child must not look anything up
 except (OSError, AttributeError): _PRCTL = None
@@ -396,12 +409,6 @@ def _locked(path: Path, waiting: str | None = None):
             fcntl.flock(f, fcntl.LOCK_EX)
         yield
 
-def _write_whole(path: Path, text: str):
-    "Write `path` so that it is never seen half-written: a temporary file, flushed to disk, renamed over it."
-    tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
-    with open(tmp, 'w') as f: f.write(text); f.flush(); os.fsync(f.fileno())
-    os.replace(tmp, path)
-
 # %% ../nbs/01_tasks.ipynb #e770f981
 def prepare_env(env: Env, # a task's `env`
                 progress: bool = False, # show a progress bar on stderr while building
@@ -425,7 +432,7 @@ def prepare_env(env: Env, # a task's `env`
                             '--progress-bar', 'off', *env.packages], f'installing {n} packages into {folder}', bar)
                 rec = {**py, 'python': env.python, 'packages': list(env.packages), 'key': env.key,
                        'created': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}
-                _write_whole(folder/'env.json', json.dumps(rec, indent=1) + '\n')
+                write_whole(folder/'env.json', json.dumps(rec, indent=1) + '\n')
                 bar.update(bar.total - bar.n); bar.refresh()
             except BaseException: shutil.rmtree(folder, ignore_errors=True); raise
     return rec
