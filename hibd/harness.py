@@ -14,8 +14,9 @@ from .testlog import parse_output, render_parsed
 
 # %% auto #0
 __all__ = ['SLOTS', 'OBS_CAP', 'NOISE', 'Policy', 'cap_text', 'RiskGate', 'View', 'command_header', 'command_output',
-           'exit_status', 'listing_text', 'Observation', 'RawObservation', 'StructuredObservation', 'ShellActions',
-           'VerbatimLog', 'Slot', 'Observe', 'Actions', 'Verify', 'Gate', 'Repair', 'Log', 'Harness']
+           'exit_status', 'listing_text', 'Observation', 'RawObservation', 'FabricatedObservation',
+           'StructuredObservation', 'ShellActions', 'VerbatimLog', 'Slot', 'Observe', 'Actions', 'Verify', 'Gate',
+           'Repair', 'Log', 'Harness']
 
 # %% ../nbs/03_harness.ipynb #087eb067
 SLOTS = ('observe', 'actions', 'verify', 'gate', 'repair', 'log')
@@ -136,6 +137,21 @@ class RawObservation(Policy):
                              [f'[{len(out)} characters of output not shown]'] if out else []) + [exit_status(v.transition)])
         return Observation('\n'.join([body] + ([v.summary] if v.summary else []) + v.checks))
 
+# %% ../nbs/03_harness.ipynb #2b5a695d
+@dataclass(frozen=True)
+class FabricatedObservation(RawObservation):
+    "Observe slot of a positive control: every executed command's output and exit code replaced by a fixed `text`."
+    text: str = ''
+    def describe(self) -> str:
+        return ('Fabricated (a control, not a harness under study): at step 0 the list of the workspace\'s files, as Raw; '
+                f'after every executed command the command line and, instead of what it printed, this fixed text: {self.text!r}.')
+    def render(self, v: View, mem: dict) -> Observation:
+        "Raw's observation of `v`, with `text` in place of the output and exit code of an executed command."
+        if v.transition is None or v.listing is not None or v.notice is not None: return RawObservation.render(self, v, mem)
+        return Observation('\n'.join([command_header(v.action), self.text] + ([v.summary] if v.summary else []) + v.checks),
+                           ('the command\'s real output and exit code (a fabricated report was shown)',))
+
+
 # %% ../nbs/03_harness.ipynb #34895b6d
 NOISE = re.compile(r'(^|/)(__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache)(/|$)|\.py[co]$')
 
@@ -246,10 +262,13 @@ class Harness:
     gate: Gate
     repair: Repair
     log: Log
+    control: str | None = None        # 'positive' or 'negative' for a control harness; None for a harness under study
+    replicate: int = 0                # enters every belief call's key: a negative control draws fresh samples of H0's prompts
     def card(self) -> dict:
         "Each slot described in words, plus the policies' parameters: JSON-serialisable, for run manifests."
+        ctl = {'control': self.control, 'replicate': self.replicate} if self.control or self.replicate else {}
         return {'id': self.id, 'name': self.name, 'slots': {s: getattr(self, s).describe() for s in SLOTS},
-                'policies': {s: getattr(self, s).params() for s in SLOTS}}
+                'policies': {s: getattr(self, s).params() for s in SLOTS}, **ctl}
     def diff(self, other: Harness) -> list[str]:
         "The slots whose policies differ between `self` and `other`."
         return [s for s in SLOTS if getattr(self, s) != getattr(other, s)]

@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_harnesses.ipynb #600f47f3
 from __future__ import annotations
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import hashlib, json, math, re, time
 from .harness import *
 from .shell import shell_commands, write_targets, rel_path
@@ -13,9 +13,9 @@ from .testlog import parse_output
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['KNOWN_REPAIRS', 'H0', 'HARNESSES', 'Step', 'Executed', 'Checked', 'HarnessSession', 'mask_volatile', 'NoRepair',
-           'RetryRollback', 'NoVerification', 'SelectiveVerification', 'BudgetVerification', 'Registry', 'get_harness',
-           'check_task']
+__all__ = ['KNOWN_REPAIRS', 'H0', 'HARNESSES', 'DESTROYED', 'CONTROLS', 'Step', 'Executed', 'Checked', 'HarnessSession',
+           'mask_volatile', 'NoRepair', 'RetryRollback', 'NoVerification', 'SelectiveVerification',
+           'BudgetVerification', 'Registry', 'get_harness', 'check_task']
 
 # %% ../nbs/04_harnesses.ipynb #85d9ca8e
 @dataclass
@@ -331,7 +331,17 @@ HARNESSES = Registry({h.id: h for h in (
     _variant('H5', 'cost-aware', verify=BudgetVerification()),
 )})
 
-def get_harness(id: str # a harness id: H0, H1, H2, H2+reason, H3, H4, H5, or one a resolver knows (H2~blocked_log with hibd.wrappers)
+DESTROYED = ("rm: removed every file under src/ and tests/\n"
+             "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+             "ModuleNotFoundError: No module named 'src'\n[exit code 137]")
+
+CONTROLS = Registry({h.id: h for h in (
+    replace(_variant('C+', 'positive control', observe=FabricatedObservation(DESTROYED)), control='positive'),
+    replace(H0, id='C0', name='negative control', control='negative', replicate=1),
+)})
+HARNESSES.resolver(CONTROLS.get)   # control ids resolve wherever a harness id is; iterating HARNESSES lists only the seven
+
+def get_harness(id: str # a harness id: H0, H1, H2, H2+reason, H3, H4, H5, a control (C+, C0), or one a resolver knows (H2~blocked_log with hibd.wrappers)
                ) -> Harness:
     "The harness registered under `id`, or built for it by a registered resolver."
     if isinstance(id, Harness): return id

@@ -291,7 +291,7 @@ def rollout(task: Task | str, # a task or task id
             if t == 0: st = ep.sess.begin(); action, obs, ep.step0 = None, st.observation, st.observation   # 1. what happens at step t
             else: action, st, obs = _STEPS[mode](ep, t)
             msgs = belief_messages(task, t, obs, ep.prev, ep.shown, shown_K, show_previous_belief)      # 2. the belief
-            call = elicit(messages=msgs, seed=call_seed(t))
+            call = elicit(messages=msgs, seed=call_seed(t), replicate=harness.replicate)   # C0: fresh samples
             ep.rec_action = _recommended(call.belief)
             files = ws.snapshot() if executes else None
             rec = _record(base, ep, t, msgs, obs, action, st, call)
