@@ -4,7 +4,7 @@
 
 # %% ../nbs/14_analysis.ipynb #d3e6bcd2
 from __future__ import annotations
-import warnings
+import json, warnings
 import numpy as np, pandas as pd
 import altair as alt
 from scipy import stats as sps
@@ -21,7 +21,7 @@ __all__ = ['BASE_BELIEF', 'MAIN_METRICS', 'COMPONENT_METRICS', 'CATEGORICAL_FIEL
            'AUROC_COLUMNS', 'synthetic_run', 'reweight', 'main_table', 'k_tests', 'main_chart', 'long_horizon',
            'long_horizon_chart', 'theorem1', 'theorem1_chart', 'lemma1', 'agreement', 'agreement_chart', 'forecasts',
            'ece', 'calibration', 'reliability', 'reliability_chart', 'auroc', 'attractor_auroc', 'sensitivity',
-           'sensitivity_chart', 'grouped', 'grouped_chart']
+           'sensitivity_chart', 'grouped', 'grouped_chart', 'model_answers', 'shown_changes', 'seed_carriers']
 
 # %% ../nbs/14_analysis.ipynb #08f79254
 BASE_BELIEF = {'belief_state.task_progress': 'partial', 'belief_state.known_constraints': ['the tests pass'],
@@ -615,3 +615,57 @@ def grouped_chart(res: dict, # a `grouped` result
     bars = base.mark_rule().encode(x='ci_low:Q', x2='ci_high:Q')
     return (alt.layer(bars, pts, data=d).facet(row=alt.Row('group:N', title=None)).resolve_scale(y='independent')
             .properties(title=f'{title} (K={K})'))
+
+# %% ../nbs/14_analysis.ipynb #e8459e56
+def model_answers(run: pd.DataFrame # a run (`hibd.runs.load_run`): step records, K prefixes expanded
+                 ) -> pd.DataFrame:
+    "One row per model answer: each rollout step of `run` once (a rollout to K = 8 answers 9 times), with `horizon`."
+    if not len(run): return run.assign(horizon=pd.Series(dtype=int))
+    rid = (run.rollout_id if 'rollout_id' in run
+           else run.task.astype(str) + '|' + run.harness + '|' + run.seed.astype(str))
+    a = run.assign(horizon=run.K.groupby(rid).transform('max'), _rid=rid)
+    return (a.sort_values('K', kind='stable').drop_duplicates(['_rid', 'step'], keep='last')
+             .drop(columns='_rid').reset_index(drop=True))
+
+
+# %% ../nbs/14_analysis.ipynb #95f41714
+def _changed(a: pd.Series, b: pd.Series) -> np.ndarray:
+    "Whether two columns of step values differ, comparing dicts and lists by their JSON text."
+    txt = lambda s: s.map(lambda v: json.dumps(v, sort_keys=True, default=str))
+    return (txt(a) != txt(b)).to_numpy()
+
+def shown_changes(run: pd.DataFrame, # a run (`hibd.runs.load_run`)
+                  ref: str = 'H0', # the reference harness
+                  harnesses=None # the other harnesses (default: every harness of `run` but `ref`, in run order)
+                 ) -> pd.DataFrame:
+    "Per harness vs `ref`: share of model answers (same task, seed, horizon, step) whose prompt or observation differs."
+    keys = ['task', 'seed', 'horizon', 'step']
+    a = model_answers(run)
+    hs = [h for h in (harnesses or a.harness.unique()) if h != ref]
+    r = a[a.harness == ref]
+    rows = []
+    for h in hs:
+        m = r.merge(a[a.harness == h], on=keys, suffixes=('_a', '_b'))
+        pc = _changed(m.prompt_hash_a, m.prompt_hash_b) if len(m) else np.array([], bool)
+        oc = _changed(m.observation_a, m.observation_b) if len(m) else np.array([], bool)
+        rows.append({'harness_a': ref, 'harness_b': h, 'n_steps': len(m),
+                     'prompt_changed': pc.mean() if len(m) else np.nan,
+                     'observation_changed': oc.mean() if len(m) else np.nan, 'exercised': bool(pc.any())})
+    return pd.DataFrame(rows, columns=['harness_a', 'harness_b', 'n_steps', 'prompt_changed', 'observation_changed',
+                                       'exercised'])
+
+def seed_carriers(pairs: pd.DataFrame, # a pairs table with same-seed cross pairs (`seed_a == seed_b`, or no seeds)
+                  K: int | None = None, # the horizon (default: the largest)
+                  metric: str = 'D_belief', # the divergence that says two beliefs differ
+                  eps: float = 1e-12 # a divergence above this differs
+                 ) -> pd.DataFrame:
+    "Per cross pair at `K`, final step: how many (task, seed) cells have beliefs that differ at the same seed; share."
+    p = cross(select_step(pairs))
+    if 'seed_b' in p: p = p[p.seed_a == p.seed_b]
+    K = p.K.max() if K is None else K
+    p = p[p.K == K].assign(differ=lambda x: x[metric] > eps)
+    g = p.groupby(['harness_a', 'harness_b'], sort=False)
+    out = g.agg(n_cells=('differ', 'size'), cells_differ=('differ', 'sum'),
+                seeds=('seed_a', 'nunique'), seeds_differ=('seed_a', lambda s: s[p.loc[s.index, 'differ']].nunique()))
+    return out.reset_index().assign(K=K, share_differ=lambda x: x.cells_differ / x.n_cells)
+

@@ -25,8 +25,8 @@ from .harnesses import HARNESSES, get_harness, check_task
 from .models import ModelError, MODE_CHOICES
 from .runs import run_sweep, load_run, read_rollouts, read_status, write_atomic, ConfigError, RunLocked, RunError
 from .pairs import summary
-from .report import build_report, read_run, ReportError
-from .excess import check_plan, plan_study, excess_table
+from .report import build_report, read_run, ReportError, NoData, headline
+from .excess import check_plan, plan_study, plan_text, excess_table
 from .stats import PairsError
 
 # %% ../nbs/16_cli.ipynb #c2734b5b
@@ -142,11 +142,24 @@ def _design_line(man: dict) -> str:
             f" × K in {g['K']}; {g['mode']} rollouts; model {mid} "
             f"(mode {asked}{'' if used == asked else f', used {used}'})")
 
+def _is_control(h: str) -> bool:
+    "Whether `h` is a control harness (C+, C0): a family of its own, left out of the pairs under study."
+    try: return bool(get_harness(h).control)
+    except KeyError: return False
+
+def _verdict(d) -> list[str]:
+    "The report's verdict in a line or two: what is shown beyond the noise, what is not shown at this design (with its power), the controls."
+    if d.pairs_all is None: return []
+    try: lines = headline(d)[1]
+    except NoData: return []
+    return ['verdict: ' + lines[0]] + ([f'controls: {lines[1]}'] if len(lines) == 4 else [])
+
 def _largest(d) -> list[str]:
     "Lines naming the `TOP` pairs with the largest D_belief at the largest K: against the noise reference where the run has one."
     k, t = max(d.design['K']), None
     if d.pairs_all is not None:
-        try: t = excess_table(d.pairs_all, metrics=('D_belief',), ref=d.design['harnesses'][0])
+        pa = d.pairs_all[~(d.pairs_all.harness_a.map(_is_control) | d.pairs_all.harness_b.map(_is_control))]
+        try: t = excess_table(pa, metrics=('D_belief',), ref=d.design['harnesses'][0])
         except PairsError: t = None                      # seeds, but no task with two of them finished yet: as with one seed
     if t is not None:
         t = t[(t.K == k) & (t.harness_a != t.harness_b)].sort_values('E', ascending=False)
@@ -174,15 +187,15 @@ def _zeros(d) -> list[str]:
 def first_screen(run_dir, # a run directory written by `run_sweep`
                  outcome: dict # its `run_outcome`
                 ) -> list[str]:
-    "The short summary `hibd run` prints: design and valid rate, the largest divergences, identical-prompt pairs, failures, where the table and report are."
+    "The short summary `hibd run` prints: design and valid rate, the largest divergences, the verdict with its power, identical-prompt pairs, failures, where the table and report are."
     d = read_run(run_dir)
     st = d.status or {}
     n, n_bad, files = _beliefs(Path(run_dir), st)
-    out = [_design_line(d.manifest), f'beliefs: {n - n_bad} of {n} schema-valid ({(n - n_bad) / n:.0%})' if n else 'beliefs: none yet']
+    out = [_design_line(d.manifest), f'model answers (one per rollout step): {n - n_bad} of {n} schema-valid ({(n - n_bad) / n:.0%})' if n else 'model answers: none yet']
     if n_bad:
         more = f' and {len(files) - 1} other file(s)' if len(files) > 1 else ''
         out.append(f'  {n_bad} failed: their raw text is under raw_texts (with the error) in {Path(run_dir)/files[0]}{more}')
-    out += _largest(d) + _zeros(d)
+    out += _largest(d) + _verdict(d) + _zeros(d)
     out += [f'full table: {Path(run_dir)/"summary.csv"} ({len(outcome["table"])} row{"" if len(outcome["table"]) == 1 else "s"}; `hibd run CONFIG --table` prints it)',
             f'report: hibd report {run_dir}']
     return out
@@ -255,12 +268,7 @@ def plan(run_dir, delta, power, alpha, ref):
         raise HibdError(f'{run_dir}: no finished rollout yet, so nothing to plan from; run the same `hibd run` again')
     try: t = plan_study(d.pairs_all, delta=delta, power=power, alpha=alpha, ref=ref or hs[0])
     except PairsError as e: raise HibdError(f'{run_dir}: {e}') from None
-    a = t.attrs
-    click.echo(f"pilot: {a['pilot_tasks']} tasks x {a['pilot_seeds']} seeds; {a['informative_pairs']} of {t.family_size.iloc[0]} pairs "
-               f"carry information; seed noise of a task's E {a['v_noise']:.3g}, task-effect variance {a['v_tau']:.3g}")
-    click.echo(f'to detect an excess D_belief of {delta} with power {power} (one-sided, alpha {alpha} over {t.family_size.iloc[0]} tests):')
-    for r in t.itertuples():
-        click.echo(f'  {r.n_seeds} seeds: ' + (f'{r.n_tasks} tasks (power {r.power:.2f})' if pd.notna(r.n_tasks) else 'more tasks than planned for'))
+    click.echo(plan_text(t))
 
 # %% ../nbs/16_cli.ipynb #8915a02f
 @main.group()

@@ -9,12 +9,15 @@ import numpy as np, pandas as pd
 import altair as alt
 from scipy import stats as sps
 from tqdm.auto import tqdm
-from .stats import PairsError, adjust, bootstrap_cells, check_pairs, cross, select_step, signflip_p, step_keys, within
+from .stats import PairsError, adjust, check_pairs, cross, select_step, signflip_p, step_keys, within
 
 # %% auto #0
-__all__ = ['swap_labelings', 'excess_core', 'seed_swap_p', 'seed_cells', 'excess_table', 'simulate_beliefs', 'belief_distances',
-           'simulate_pairs', 'plot_excess', 'old_rule_p', 'simulate_tests', 'plot_power', 'noise_components',
-           'plan_power', 'check_plan', 'plan_study']
+__all__ = ['swap_labelings', 'excess_core', 'seed_swap_p', 'seed_cells', 'noise_components', 'plan_power', 'plan_mde',
+           'p_resolution', 'plan_tasks', 'design_power', 't_interval', 'excess_table', 'simulate_beliefs',
+           'true_excess', 'population_excess', 'belief_distances', 'simulate_pairs', 'plot_excess', 'old_rule_p',
+           'simulate_tests', 'plot_power', 'task_intervals', 'simulate_coverage', 'plot_coverage',
+           'component_labelings', 'simulate_plan', 'simulate_plan_beliefs', 'plot_plan', 'check_plan', 'plan_study',
+           'plan_text']
 
 # %% ../nbs/11b_excess.ipynb #afd85197
 def swap_labelings(S: int # the number of seeds of the task (at least 2)
@@ -46,7 +49,8 @@ def excess_core(X: np.ndarray, # cells × S × S: X[c, i, j] = D(A at seed i, B 
 def seed_swap_p(E_sets, # one array per task: its excess under each labeling, observed first (rows of `excess_core`)
                 n_draws: int = 10_000, # random labelings where the exact count is above `exact_max`
                 exact_max: int = 2 ** 20, # enumerate every combination of labelings up to this many
-                seed: int = 0 # RNG seed of the random labelings
+                seed: int = 0, # RNG seed of the random labelings
+                mid: bool = False # count the labelings that tie with the observed E by half (mid-p)
                ) -> tuple[float, float, bool]:
     "`(p, p_min, exact)`: one-sided seed-swap p of mean-over-tasks E > 0, the smallest p these data can attain, and whether p is exact."
     E_sets = [np.asarray(e, float) for e in E_sets]
@@ -57,10 +61,12 @@ def seed_swap_p(E_sets, # one array per task: its excess under each labeling, ob
     if math.prod(len(e) for e in E_sets) <= exact_max:            # Python ints: no overflow
         S = np.zeros(1)
         for e in E_sets: S = (S[:, None] + e[None, :]).ravel()         # every combination, one task at a time
-        return float(np.mean(S / T >= obs - tol)), p_min, True
+        ge, eq = np.mean(S / T >= obs - tol), np.mean(np.abs(S / T - obs) <= tol)
+        return float(ge - eq / 2 if mid else ge), p_min, True
     rng = np.random.default_rng(seed)
     draws = sum(e[rng.integers(0, len(e), n_draws)] for e in E_sets) / T
-    return float((1 + np.sum(draws >= obs - tol)) / (n_draws + 1)), max(p_min, 1 / (n_draws + 1)), False
+    ge, eq = np.sum(draws >= obs - tol), np.sum(np.abs(draws - obs) <= tol)
+    return float((1 + ge - (eq / 2 if mid else 0)) / (n_draws + 1)), max(p_min, 1 / (n_draws + 1)), False
 
 # %% ../nbs/11b_excess.ipynb #e0ffc920
 def _seeds_with_beliefs(p: pd.DataFrame, keys: list) -> dict:
@@ -112,6 +118,94 @@ def seed_cells(pairs: pd.DataFrame, # cross rows at every pair of seeds and with
     return out
 
 
+# %% ../nbs/11b_excess.ipynb #48ce0171
+def noise_components(E_sets # one array per task: its excess under each labeling (rows of `excess_core`), from a pilot
+                    ) -> tuple[float, float]:
+    "`(v_noise, v_tau)`: seed-noise variance of a task's E at the pilot's seeds, and variance of the true task effects."
+    obs = np.array([e[0] for e in E_sets], float)
+    v_noise = float(np.mean([np.mean((np.asarray(e) - np.mean(e)) ** 2) for e in E_sets]))
+    v_tau = max(0.0, float(obs.var(ddof=1)) - v_noise) if len(obs) > 1 else 0.0
+    return v_noise, v_tau
+
+def _design_se(n_tasks, n_seeds, v_noise, v_tau, pilot_seeds, alpha, resolution=1.):
+    "`(se0, se1, reach)`: the pooled E's spread under the null and under an alternative; can the design reach `alpha`."
+    T, S = np.asarray(n_tasks, float), np.asarray(n_seeds, float)
+    v_s = v_noise * pilot_seeds * (pilot_seeds - 1) / (S * (S - 1))      # a task's seed noise at S seeds
+    # smallest p, 2^-(S-1)T·resolution
+    reach = (S - 1) * T * np.asarray(resolution, float) * np.log(2) >= np.log(1 / alpha) - 1e-12
+    return np.sqrt(v_s / T), np.sqrt((v_tau + v_s) / T), reach
+
+def plan_power(delta: float, # the excess divergence to detect (E, in units of the metric)
+               n_tasks, n_seeds, # the design (scalars or arrays)
+               v_noise: float, v_tau: float, # from `noise_components`
+               pilot_seeds: int, # seeds per task in the data that gave `v_noise`
+               alpha: float = .05, # one-sided level of the test
+               resolution=1. # the share of the smallest p's bits the tasks deliver (`p_resolution`)
+              ) -> np.ndarray:
+    "Approximate power of the one-sided seed-swap test, `n_tasks` × `n_seeds` (0 if the design can't reach `alpha`)."
+    se0, se1, reach = _design_se(n_tasks, n_seeds, v_noise, v_tau, pilot_seeds, alpha, resolution)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        return np.where(reach, sps.norm.cdf((delta - sps.norm.ppf(1 - alpha) * se0) / se1), 0.0)
+
+def plan_mde(n_tasks, n_seeds, # the design (scalars or arrays)
+             v_noise: float, v_tau: float, # from `noise_components`
+             pilot_seeds: int, # seeds per task in the data that gave `v_noise`
+             alpha: float = .05, # one-sided level of the test
+             power: float = .8, # the power wanted
+             resolution=1. # the share of the smallest p's bits the tasks deliver (`p_resolution`)
+            ) -> np.ndarray:
+    "The smallest E that `n_tasks` × `n_seeds` detects with `power` (`plan_power` solved for delta; inf out of reach)."
+    se0, se1, reach = _design_se(n_tasks, n_seeds, v_noise, v_tau, pilot_seeds, alpha, resolution)
+    return np.where(reach, sps.norm.ppf(1 - alpha) * se0 + sps.norm.ppf(power) * se1, np.inf)
+
+# %% ../nbs/11b_excess.ipynb #c79a0119
+def p_resolution(E_sets # one array per task: its excess under each labeling (rows of `excess_core`)
+                ) -> float:
+    "Share of the smallest p's bits the tasks deliver: mean of log2(1 / share of labelings at top) / log2(labelings)."
+    E_sets = [np.asarray(e, float) for e in E_sets]
+    tol = 1e-12 * max(1.0, sum(np.abs(e).max() for e in E_sets))     # as `seed_swap_p`: float noise must not break ties
+    return float(np.mean([np.log2(len(e) / np.sum(e >= e.max() - tol)) / np.log2(len(e)) for e in E_sets]))
+
+# %% ../nbs/11b_excess.ipynb #a34d0c21
+def plan_tasks(delta: float, # the excess divergence to detect
+               n_seeds, # seeds per task (scalar or array)
+               v_noise, v_tau, # from `noise_components` (scalars or arrays)
+               pilot_seeds: int, # seeds per task in the data that gave `v_noise`
+               alpha: float = .05, # one-sided level of the test
+               power: float = .8, # the power wanted
+               min_tasks: int = 8, # never fewer
+               resolution=1. # the share of the smallest p's bits the tasks deliver (`p_resolution`)
+              ) -> np.ndarray:
+    "Fewest tasks (at least `min_tasks`) with which `n_seeds` seeds detect `delta` with `power` (`plan_power` for T)."
+    S = np.asarray(n_seeds, float); v_s = np.asarray(v_noise, float) * pilot_seeds * (pilot_seeds - 1) / (S * (S - 1))
+    root_T = (sps.norm.ppf(1 - alpha) * np.sqrt(v_s)
+              + sps.norm.ppf(power) * np.sqrt(np.asarray(v_tau, float) + v_s)) / delta
+    reach = np.log(1 / alpha) / ((S - 1) * np.log(2) * np.asarray(resolution, float))   # 2^-(S-1)T·resolution <= alpha
+    return np.maximum(np.maximum(np.ceil(np.maximum(root_T, 0) ** 2 - 1e-9), np.ceil(reach - 1e-9)), min_tasks)
+
+# %% ../nbs/11b_excess.ipynb #a34d0c03
+def design_power(t: pd.DataFrame, # rows with `n_tasks`, `n_seeds`, `v_noise`, `v_tau`, `alpha_row` (and `p_min`)
+                 delta: float = .05, # the excess E to detect
+                 power: float = .8 # the power the `mde` is for
+                ) -> pd.DataFrame:
+    "`t` with `delta`, `power` for `delta` and `mde` at each row's design; 0 and inf where `p_min` > `alpha_row`."
+    args = (t.n_tasks, t.n_seeds, t.v_noise, t.v_tau, t.n_seeds, t.alpha_row.to_numpy(float))
+    # identical beliefs on both sides at every seed (E is 0 up to float noise)
+    quiet = (t.v_noise <= 1e-20).to_numpy()
+    stuck = (t.p_min > t.alpha_row).to_numpy() if 'p_min' in t else False   # these data cannot reach the row's level
+    return t.assign(delta=delta, power=np.where(quiet, np.nan, np.where(stuck, 0., plan_power(delta, *args))),
+                    mde=np.where(quiet, np.nan, np.where(stuck, np.inf, plan_mde(*args, power=power))))
+
+# %% ../nbs/11b_excess.ipynb #a34d0c05
+def t_interval(values, # one value per task (its E)
+               level: float = .95 # confidence level
+              ) -> tuple[float, float]:
+    "`(lo, hi)`: the `level` t-interval of the mean of `values` (n − 1 df); NaN for fewer than two values."
+    v = np.asarray(values, float); n = len(v)
+    if n < 2: return np.nan, np.nan
+    h = sps.t.ppf((1 + level) / 2, n - 1) * v.std(ddof=1) / np.sqrt(n)
+    return float(v.mean() - h), float(v.mean() + h)
+
 # %% ../nbs/11b_excess.ipynb #d2c1b819
 def excess_table(pairs: pd.DataFrame, # cross rows at every pair of seeds and within rows
                  metrics=('D_belief',), # metric columns
@@ -120,11 +214,12 @@ def excess_table(pairs: pd.DataFrame, # cross rows at every pair of seeds and wi
                  primary_metric: str = 'D_belief', # ... on this metric, at the largest K (None ref: every pair)
                  correction: str = 'holm', # multiplicity correction within each family
                  n_draws: int = 10_000, # random labelings where the exact count is too large
-                 B: int = 10_000, # bootstrap resamples (tasks)
                  seed: int = 0, # RNG seed
-                 level: float = .95 # confidence level
+                 level: float = .95, # confidence level
+                 delta: float = .05, # the excess E each row's `power` is for
+                 alpha: float = .05 # one-sided level: the primary family's rows split it (α/m); secondary rows keep it
                 ) -> pd.DataFrame:
-    "Per pair × K × metric: excess divergence E, task-bootstrap CI, one-sided seed-swap p, `p_min`, family and adjusted p."
+    "Per pair × K × metric: E, its t-interval over tasks, seed-swap p, `p_min`, family, adjusted p, `power`, `mde`."
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     gk = ['harness_a', 'harness_b', 'K', *step_keys(step), 'metric']
     parts = []
@@ -132,30 +227,39 @@ def excess_table(pairs: pd.DataFrame, # cross rows at every pair of seeds and wi
         for cs, X, WA, WB in seed_cells(pairs, m, step):
             S = X.shape[-1]; off = ~np.eye(S, dtype=bool); E = excess_core(X, WA, WB)
             parts.append(cs.assign(metric=m, E=E[:, 0], labelings=list(E), n_seeds=S, cross=X[:, off].mean(1),
-                                   noise=(WA[:, off].mean(1) + WB[:, off].mean(1)) / 2, same_seed=np.diagonal(X, 0, 1, 2).mean(1)))
+                                   noise=(WA[:, off].mean(1) + WB[:, off].mean(1)) / 2,
+                                   same_seed=np.diagonal(X, 0, 1, 2).mean(1)))
     if not parts: raise PairsError('excess_table: no task has two seeds of both harnesses: no noise reference, no test')
     u = pd.concat(parts, ignore_index=True)
     rows = []
     for key, g in u.groupby(gk, sort=True):
         p, p_min, exact = seed_swap_p(list(g.labelings), n_draws=n_draws, seed=seed)
-        rows.append({**dict(zip(gk, key)), 'p': p, 'p_min': p_min, 'exact': exact, 'cross': g.cross.mean(), 'noise': g.noise.mean(),
-                     'same_seed': g.same_seed.mean(), 'n_tasks': len(g), 'n_seeds': int(g.n_seeds.min())})
-    ci = bootstrap_cells(u.assign(unit=0), gk, 'E', unit='unit', B=B, seed=seed, level=level).drop(columns=['n_pairs', 'n_tasks'])
-    t = ci.merge(pd.DataFrame(rows), on=gk)
+        vn, vt = noise_components(list(g.labelings))
+        lo, hi = t_interval(g.E.to_numpy(), level)
+        rows.append({**dict(zip(gk, key)), 'E': g.E.mean(), 'ci_low': lo, 'ci_high': hi, 'p': p, 'p_min': p_min,
+                     'exact': exact, 'cross': g.cross.mean(), 'noise': g.noise.mean(), 'same_seed': g.same_seed.mean(),
+                     'n_tasks': len(g), 'n_seeds': int(g.n_seeds.min()), 'v_noise': vn, 'v_tau': vt})
+    t = pd.DataFrame(rows)
     kmax = t.K.max()
-    prim = (t.metric == primary_metric) & (t.K == kmax) & (((t.harness_a == ref) | (t.harness_b == ref)) if ref else True)
-    t['family'] = np.where(prim, f'primary: {"every pair with " + ref if ref else "every pair"}, {primary_metric}, K={kmax}',
+    prim = ((t.metric == primary_metric) & (t.K == kmax)
+            & (((t.harness_a == ref) | (t.harness_b == ref)) if ref else True))
+    t['family'] = np.where(prim, f'primary: {"every pair with " + ref if ref else "every pair"}, '
+                                 f'{primary_metric}, K={kmax}',
                            'secondary: every other pair x K x metric')
     t = adjust(t, correction)
-    t['method'] = (f'E = cross(two seeds) - mean within-harness noise; {level:.0%} percentile CI, bootstrap over tasks (B={B}); '
-                   f'p: one-sided seed-swap permutation, {correction} within family')
-    return t.rename(columns={'estimate': 'E'})
+    t['alpha_row'] = np.where(prim, alpha / max(int(prim.sum()), 1), alpha)
+    t = design_power(t, delta)
+    t['method'] = (f'E = cross(two seeds) - mean within-harness noise; {level:.0%} t-interval over tasks '
+                   f'(n_tasks - 1 df); p: one-sided seed-swap permutation, {correction} within family; '
+                   f'power and mde for E = {delta} at alpha_row '
+                   f'(normal approximation, the row\'s own variance components)')
+    return t
 
 # %% ../nbs/11b_excess.ipynb #eac1accb
 def simulate_beliefs(n_tasks: int = 8, # tasks (each with its own belief distribution)
                      n_seeds: int = 3, # seeds per task
                      delta: float = 0., # harness effect: probability that B moves a field to the next level
-                     coupling: float = 0., # probability that B reuses A's random number at the same seed
+                     coupling=0., # P(B reuses A's random number at a seed); or a sequence, one per seed, for every task
                      coupling_unit: str = 'field', # 'field': per field; 'cell': whole (task, seed) cells
                      n_fields: int = 12, # categorical belief fields
                      n_levels: int = 4, # levels per field
@@ -163,15 +267,36 @@ def simulate_beliefs(n_tasks: int = 8, # tasks (each with its own belief distrib
                      seed: int = 0 # RNG seed
                     ) -> tuple[np.ndarray, np.ndarray]:
     "Simulated beliefs `(A, B)`, each tasks × seeds × fields of levels; B's effect `delta`, same-seed `coupling`."
-    if coupling_unit not in ('field', 'cell'): raise ValueError(f"coupling_unit must be 'field' or 'cell' (got {coupling_unit!r})")
-    rng = np.random.default_rng(seed)
-    cdf = rng.dirichlet(np.full(n_levels, concentration), (n_tasks, n_fields)).cumsum(-1)[:, None]   # tasks × 1 × fields × levels
+    if coupling_unit not in ('field', 'cell'):
+        raise ValueError(f"coupling_unit must be 'field' or 'cell' (got {coupling_unit!r})")
+    rng = np.random.default_rng(seed); coupling = np.asarray(coupling, float)
+    # a crossed seed effect
+    if coupling.ndim: coupling = coupling[:n_seeds] if coupling_unit == 'cell' else coupling[:n_seeds, None]
+    # tasks × 1 × fields × levels
+    cdf = rng.dirichlet(np.full(n_levels, concentration), (n_tasks, n_fields)).cumsum(-1)[:, None]
     shape = (n_tasks, n_seeds, n_fields)
     ua, ub = rng.random(shape), rng.random(shape)
     shared = rng.random(shape) < coupling if coupling_unit == 'field' else (rng.random(shape[:2]) < coupling)[..., None]
     level = lambda u: np.minimum((u[..., None] > cdf).sum(-1), n_levels - 1)
     A, B = level(ua), level(np.where(shared, ua, ub))
     return A, np.where(rng.random(shape) < delta, (B + 1) % n_levels, B)
+
+def true_excess(n_tasks: int = 8, # as for `simulate_beliefs`
+                delta: float = 0., # the harness effect
+                n_fields: int = 12, n_levels: int = 4, concentration: float = 1., # as for `simulate_beliefs`
+                seed: int = 0 # the study's seed: the tasks `simulate_beliefs` draws with it
+               ) -> np.ndarray:
+    "Per task of the study `simulate_beliefs(..., seed)`: its true E, the mean over fields of ½ Σ_levels (p − q)²."
+    # the same first draw
+    p = np.random.default_rng(seed).dirichlet(np.full(n_levels, concentration), (n_tasks, n_fields))
+    q = (1 - delta) * p + delta * np.roll(p, 1, axis=-1)                  # B moves a field to the next level w.p. delta
+    return ((p - q) ** 2).sum(-1).mean(-1) / 2
+
+def population_excess(delta: float, # the harness effect
+                      n_levels: int = 4, concentration: float = 1. # as for `simulate_beliefs`
+                     ) -> float:
+    "The mean true E over the generator's tasks: δ² / (L·c + 1) for L levels and Dirichlet concentration c."
+    return delta ** 2 / (n_levels * concentration + 1)
 
 def belief_distances(A: np.ndarray, # tasks × seeds × fields (from `simulate_beliefs`)
                      B: np.ndarray # the same shape
@@ -223,17 +348,20 @@ def simulate_tests(settings: list[dict], # `simulate_beliefs` arguments (no `see
                    n_draws: int = 2000, # random labelings per study where exact enumeration is too large
                    progress: bool = True # show a progress bar
                   ) -> pd.DataFrame:
-    "Per setting: rejection rates at `alpha` of the seed-swap test (`reject_new`) and the old rule (`reject_old`), mean E."
+    "Per setting, rejection rates at `alpha`: seed-swap `reject_new`, its mid-p `reject_mid`, old rule `reject_old`."
     rows = []
     for s in tqdm(settings, desc='simulated settings', disable=not progress):
-        p_new, p_old, e, same = [], [], [], []
+        p_new, p_mid, p_old, e, same = [], [], [], [], []
         for i in range(n_studies):
             X, WA, WB = belief_distances(*simulate_beliefs(**s, seed=seed + i))
             E = excess_core(X, WA, WB)
-            p_new.append(seed_swap_p(list(E), n_draws=n_draws, seed=seed + i)[0]); p_old.append(old_rule_p(X, WA, WB, n_draws))
+            p_new.append(seed_swap_p(list(E), n_draws=n_draws, seed=seed + i)[0])
+            p_old.append(old_rule_p(X, WA, WB, n_draws))
+            p_mid.append(seed_swap_p(list(E), n_draws=n_draws, seed=seed + i, mid=True)[0])
             e.append(E[:, 0].mean()); same.append((np.diagonal(X, 0, 1, 2) == 0).mean())
-        p_new, p_old = np.array(p_new), np.array(p_old)
-        rows.append({**s, 'n_studies': n_studies, 'reject_new': np.mean(p_new <= alpha), 'reject_old': np.mean(p_old <= alpha),
+        p_new, p_mid, p_old = np.array(p_new), np.array(p_mid), np.array(p_old)
+        rows.append({**s, 'n_studies': n_studies, 'reject_new': np.mean(p_new <= alpha),
+                     'reject_mid': np.mean(p_mid <= alpha), 'reject_old': np.mean(p_old <= alpha),
                      'mean_E': np.mean(e), 'identical_same_seed': np.mean(same)})
     return pd.DataFrame(rows)
 
@@ -255,26 +383,132 @@ def plot_power(sim: pd.DataFrame # a `simulate_tests` table with several `delta`
     return alt.layer(line, level).properties(width=170, height=140).facet(
         row=alt.Row('n_seeds:O', title='seeds'), column=alt.Column('setting:N', title=None))
 
-# %% ../nbs/11b_excess.ipynb #48ce0171
-def noise_components(E_sets # one array per task: its excess under each labeling (rows of `excess_core`), from a pilot
-                    ) -> tuple[float, float]:
-    "`(v_noise, v_tau)`: the seed-noise variance of a task's E at the pilot's seeds, and the variance of the true task effects."
-    obs = np.array([e[0] for e in E_sets], float)
-    v_noise = float(np.mean([np.mean((np.asarray(e) - np.mean(e)) ** 2) for e in E_sets]))
-    v_tau = max(0.0, float(obs.var(ddof=1)) - v_noise) if len(obs) > 1 else 0.0
-    return v_noise, v_tau
+# %% ../nbs/11b_excess.ipynb #a34d0c11
+def task_intervals(e: np.ndarray, # studies × tasks: each study's task values (E)
+                   level: float = .95, # confidence level
+                   B: int = 2000, # bootstrap resamples
+                   seed: int = 0 # RNG seed of the resamples
+                  ) -> dict:
+    "Each candidate's interval for the mean over tasks, per study: `{method: (lo, hi)}`, arrays over studies."
+    e = np.asarray(e, float); T = e.shape[1]; a = (1 - level) / 2
+    m, se = e.mean(1), e.std(1, ddof=1) / np.sqrt(T); h = sps.t.ppf(1 - a, T - 1) * se
+    bs = e[:, np.random.default_rng(seed).integers(0, T, (B, T))]           # studies × B × T
+    bm, bse = bs.mean(-1), bs.std(-1, ddof=1) / np.sqrt(T)
+    with np.errstate(divide='ignore', invalid='ignore'): z = np.where(bse > 0, (bm - m[:, None]) / bse, 0.)
+    zlo, zhi = np.quantile(z, [a, 1 - a], axis=1)
+    return {'percentile bootstrap over tasks': tuple(np.quantile(bm, [a, 1 - a], axis=1)),
+            't over tasks': (m - h, m + h),
+            'studentized bootstrap over tasks': (m - zhi * se, m - zlo * se)}
 
-def plan_power(delta: float, # the excess divergence to detect (E, in units of the metric)
-               n_tasks, n_seeds, # the design (scalars or arrays)
-               v_noise: float, v_tau: float, # from `noise_components`
-               pilot_seeds: int, # seeds per task in the pilot that gave `v_noise`
-               alpha: float = .05 # one-sided level of the test
-              ) -> np.ndarray:
-    "Approximate power of the one-sided seed-swap test for `n_tasks` × `n_seeds` (0 where the design cannot reach `alpha`)."
-    T, S = np.asarray(n_tasks, float), np.asarray(n_seeds, float)
-    se = np.sqrt((v_tau + v_noise * pilot_seeds * (pilot_seeds - 1) / (S * (S - 1))) / T)
-    reach = (S - 1) * T * np.log(2) >= np.log(1 / alpha)                  # the smallest p, 2^-(S-1)T, is at most alpha
-    return np.where(reach, sps.norm.cdf(delta / se - sps.norm.ppf(1 - alpha)), 0.0)
+def simulate_coverage(settings: list[dict], # `simulate_beliefs` arguments (no `seed`), one dict per setting
+                      n_studies: int = 1000, # simulated studies per setting
+                      level: float = .95, # confidence level
+                      B: int = 2000, # bootstrap resamples
+                      seed: int = 0, # first study seed (study i uses seed + i)
+                      progress: bool = True # show a progress bar
+                     ) -> pd.DataFrame:
+    "Per setting × method: coverage of the population's and the studied tasks' true E, mean width, share excluding 0."
+    rows = []
+    for s in tqdm(settings, desc='coverage settings', disable=not progress):
+        e = np.array([excess_core(*belief_distances(*simulate_beliefs(**s, seed=seed + i)))[:, 0]
+                      for i in range(n_studies)])
+        gen = {k: s[k] for k in ('n_tasks', 'delta', 'n_fields', 'n_levels', 'concentration') if k in s}
+        tasks = np.array([true_excess(**gen, seed=seed + i).mean() for i in range(n_studies)])
+        pop = population_excess(s.get('delta', 0.), s.get('n_levels', 4), s.get('concentration', 1.))
+        tol = 1e-12                                                      # E of identical beliefs is 0 up to float noise
+        for method, (lo, hi) in task_intervals(e, level, B, seed).items():
+            rows.append({**s, 'method': method, 'n_studies': n_studies, 'true_E': pop,
+                         'cover_population': np.mean((lo <= pop + tol) & (pop - tol <= hi)),
+                         'cover_tasks': np.mean((lo <= tasks + tol) & (tasks - tol <= hi)),
+                         'width': np.mean(hi - lo), 'excludes_0': np.mean((lo > tol) | (hi < -tol))})
+    return pd.DataFrame(rows)
+
+# %% ../nbs/11b_excess.ipynb #a34d0c31
+def plot_coverage(cov: pd.DataFrame # a `simulate_coverage` table (the committed `data/sim/coverage_sim.csv`)
+                 ) -> alt.Chart:
+    "Coverage of the population's E against δ per interval method; a panel per design and coupling; 0.93, 0.97 dashed."
+    d = cov.assign(design=cov.n_tasks.astype(str) + ' tasks × ' + cov.n_seeds.astype(str) + ' seeds',
+                   setting=cov.coupling_unit + ' ' + cov.coupling.round(2).astype(str))
+    base = alt.Chart(d)
+    line = base.mark_line(point=True).encode(
+        x=alt.X('delta:Q', title='effect δ'),
+        y=alt.Y('cover_population:Q', title='coverage of the true E', scale=alt.Scale(domain=[.8, 1])),
+        color=alt.Color('method:N', title=None),
+        tooltip=['method', 'delta', 'cover_population', 'cover_tasks', 'width'])
+    rules = [base.mark_rule(color='grey', strokeDash=[3, 3]).encode(y=alt.datum(v)) for v in (.93, .97)]
+    return alt.layer(line, *rules).properties(width=150, height=130).facet(
+        row=alt.Row('design:N', title=None), column=alt.Column('setting:N', title=None))
+
+# %% ../nbs/11b_excess.ipynb #a34d0c50
+def component_labelings(n_tasks: int, n_seeds: int, # the design
+                        delta: float, # mean task effect (E)
+                        v_noise: float, v_tau: float, # noise of a task's E at `n_seeds` seeds; task-effect variance
+                        rng: np.random.Generator # random numbers
+                       ) -> np.ndarray:
+    "Tasks × labelings of E, planner's model: each keeps (2f - 1) of the task effect (f: same-side share) plus noise."
+    sw = swap_labelings(n_seeds); i, j = np.nonzero(~np.eye(n_seeds, dtype=bool))
+    keep = 2 * (sw[:, i] == sw[:, j]).mean(1) - 1                       # 1 for the observed labeling
+    tau = delta + np.sqrt(v_tau) * rng.standard_normal((n_tasks, 1))
+    return tau * keep + np.sqrt(v_noise) * rng.standard_normal((n_tasks, len(sw)))
+
+def simulate_plan(designs: list[tuple], # (n_tasks, n_seeds) pairs
+                  deltas, # mean excess E values to detect
+                  v_noise: float, v_tau: float, pilot_seeds: int, # the components `plan_power` uses (from a pilot)
+                  n_studies: int = 1000, # simulated studies per setting
+                  alpha: float = .05, # the level
+                  seed: int = 0, # RNG seed
+                  n_draws: int = 2000 # random labelings where exact enumeration is too large
+                 ) -> pd.DataFrame:
+    "Per design × delta: predicted (`plan_power`) and simulated seed-swap test power on `component_labelings` studies."
+    rng, rows = np.random.default_rng(seed), []
+    for T, S in designs:
+        v_s = v_noise * pilot_seeds * (pilot_seeds - 1) / (S * (S - 1))
+        for d in deltas:
+            p = [seed_swap_p(list(component_labelings(T, S, d, v_s, v_tau, rng)), n_draws=n_draws, seed=k)[0]
+                 for k in range(n_studies)]
+            rows.append({'generator': 'components', 'n_tasks': T, 'n_seeds': S, 'delta': d, 'n_studies': n_studies,
+                         'predicted': float(plan_power(d, T, S, v_noise, v_tau, pilot_seeds, alpha)),
+                         'simulated': float(np.mean(np.array(p) <= alpha))})
+    return pd.DataFrame(rows)
+
+def simulate_plan_beliefs(designs: list[tuple], # (n_tasks, n_seeds) pairs
+                          effects, # `simulate_beliefs` deltas (the true mean E is `population_excess` of each)
+                          n_studies: int = 1000, # simulated studies per setting
+                          n_pilots: int = 50, # 8-task × 3-seed pilots whose mean components give the prediction
+                          alpha: float = .05, # the level
+                          seed: int = 0, # first study seed
+                          n_draws: int = 2000, # random labelings where exact enumeration is too large
+                          **kw # other `simulate_beliefs` arguments (coupling, ...)
+                         ) -> pd.DataFrame:
+    "Per design × effect: predicted (pilots' components) and simulated seed-swap power on `simulate_beliefs` studies."
+    rows = []
+    for eff in effects:
+        comps = np.mean([noise_components(list(excess_core(*belief_distances(*simulate_beliefs(
+            n_tasks=8, n_seeds=3, delta=eff, seed=10_000 + seed + i, **kw))))) for i in range(n_pilots)], 0)
+        d = population_excess(eff)
+        for T, S in designs:
+            p = [seed_swap_p(list(excess_core(*belief_distances(*simulate_beliefs(
+                     n_tasks=T, n_seeds=S, delta=eff, seed=seed + k, **kw)))), n_draws=n_draws, seed=k)[0]
+                 for k in range(n_studies)]
+            rows.append({'generator': 'simulate_beliefs', 'n_tasks': T, 'n_seeds': S, 'delta': d,
+                         'n_studies': n_studies, 'predicted': float(plan_power(d, T, S, *comps, 3, alpha)),
+                         'simulated': float(np.mean(np.array(p) <= alpha))})
+    return pd.DataFrame(rows)
+
+# %% ../nbs/11b_excess.ipynb #a34d0c54
+def plot_plan(sim: pd.DataFrame # a `simulate_plan` / `simulate_plan_beliefs` table (committed: `data/sim/plan_sim.csv`)
+             ) -> alt.Chart:
+    "Predicted (dashed), simulated (solid) power vs the excess E per number of tasks; a panel per generator and seeds."
+    d = sim.melt(id_vars=['generator', 'n_tasks', 'n_seeds', 'delta'], value_vars=['predicted', 'simulated'],
+                 var_name='power of', value_name='power')
+    return alt.Chart(d).mark_line(point=True).encode(
+        x=alt.X('delta:Q', title='excess E to detect'), y=alt.Y('power:Q', scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color('n_tasks:O', title='tasks'),
+        strokeDash=alt.StrokeDash('power of:N',
+                                  scale=alt.Scale(domain=['simulated', 'predicted'], range=[[1, 0], [4, 3]])),
+        tooltip=['generator', 'n_tasks', 'n_seeds', 'delta', 'power of', 'power']
+    ).properties(width=170, height=140).facet(
+        row=alt.Row('generator:N', title=None), column=alt.Column('n_seeds:O', title='seeds'))
 
 # %% ../nbs/11b_excess.ipynb #06e37dc7
 def check_plan(delta: float, # the excess divergence to detect
@@ -290,6 +524,27 @@ def check_plan(delta: float, # the excess divergence to detect
     if bad: raise ValueError('; '.join(bad))
     return delta, power, alpha
 
+# %% ../nbs/11b_excess.ipynb #a34d0c24
+def _pilot_tasks(pairs, metric, ref):
+    "Per task of each family pair (largest K): `E`, its seed-noise variance `v`, seeds `S`, `p_resolution` as `r`."
+    parts = [(cs, excess_core(X, WA, WB), X.shape[-1]) for cs, X, WA, WB in seed_cells(pairs, metric)]
+    if not parts: raise PairsError('plan_study: the pilot has no task with two seeds of both harnesses')
+    u = pd.concat([cs.assign(E=E[:, 0], v=((E - E.mean(1, keepdims=True)) ** 2).mean(1), S=S,
+                             r=[p_resolution([e]) for e in E])
+                   for cs, E, S in parts], ignore_index=True)
+    u = u[u.K == u.K.max()]
+    if ref is not None: u = u[(u.harness_a == ref) | (u.harness_b == ref)]
+    if u.empty: raise PairsError(f'plan_study: no pair with {ref!r} in the pilot')
+    return u.assign(pair=u.harness_a + ' vs ' + u.harness_b)
+
+def _components(E, v):
+    "`(v_noise, v_tau)` along the last axis (tasks; NaN for a task a pair lacks), as `noise_components` computes them."
+    n = np.sum(~np.isnan(E), -1)                   # tasks per pair: a pair with one task has no task variance
+    with np.errstate(invalid='ignore', divide='ignore'):
+        vn = np.nansum(v, -1) / n
+        vt = np.maximum(0., np.nansum((E - (np.nansum(E, -1) / n)[..., None]) ** 2, -1) / (n - 1) - vn)
+    return vn, np.where((n > 1) & np.isfinite(vt), vt, 0.)
+
 # %% ../nbs/11b_excess.ipynb #488c4f67
 def plan_study(pairs: pd.DataFrame, # a pilot's pairs table with cross rows at every pair of seeds
                delta: float = .05, # the excess divergence to detect (units of `metric`)
@@ -299,26 +554,77 @@ def plan_study(pairs: pd.DataFrame, # a pilot's pairs table with cross rows at e
                metric: str = 'D_belief', # the metric
                ref: str | None = 'H0', # the primary family: every pair with `ref` at the largest K (None: every pair)
                min_tasks: int = 8, # the smallest design the simulation validated the approximation for
-               max_tasks: int = 2000 # give up beyond this many tasks
+               max_tasks: int = 2000, # give up beyond this many tasks
+               B: int = 2000, # bootstrap resamples of the pilot's tasks (the 90 % range)
+               seed: int = 0 # RNG seed of the resamples
               ) -> pd.DataFrame:
-    "Per number of seeds: the tasks needed to detect an excess `delta` with `power`, from a pilot's variance components."
+    "Per unit ('family', then each pair) × seeds: tasks needed for `delta` at `power`, 90 % pilot range, pilot power."
     check_plan(delta, power, alpha)
-    parts = [(cs, excess_core(X, WA, WB), X.shape[-1]) for cs, X, WA, WB in seed_cells(pairs, metric)]
-    if not parts: raise PairsError('plan_study: the pilot has no task with two seeds of both harnesses')
-    u = pd.concat([cs.assign(labelings=list(E), S=S) for cs, E, S in parts], ignore_index=True)
-    u = u[u.K == u.K.max()]
-    if ref is not None: u = u[(u.harness_a == ref) | (u.harness_b == ref)]
-    if u.empty: raise PairsError(f'plan_study: no pair with {ref!r} in the pilot')
-    comps = [(*noise_components(list(g.labelings)), int(g.S.min())) for _, g in u.groupby(['harness_a', 'harness_b'])]
-    m, informative = len(comps), [c for c in comps if c[0] > 0]     # a pair with identical beliefs on both sides has no noise to scale
-    if not informative: raise PairsError('plan_study: every pair of the family gave identical beliefs on both sides: nothing to plan from')
-    vn, vt = float(np.mean([c[0] for c in informative])), float(np.mean([c[1] for c in informative]))
-    s0 = min(c[2] for c in informative); T = np.arange(min_tasks, max_tasks + 1); rows = []
-    for S in seeds:
-        pw = plan_power(delta, T, S, vn, vt, s0, alpha / m)
-        ok = np.flatnonzero(pw >= power)
-        rows.append({'n_seeds': S, 'n_tasks': int(T[ok[0]]) if len(ok) else None, 'power': float(pw[ok[0]]) if len(ok) else float(pw[-1]),
-                     'delta': delta, 'alpha_per_test': alpha / m, 'family_size': m})
+    u = _pilot_tasks(pairs, metric, ref)
+    E, v = (u.pivot_table(index='pair', columns='task', values=c, sort=True) for c in ('E', 'v'))
+    names, s_pair = list(E.index), u.groupby('pair').S.min().reindex(E.index).to_numpy()
+    vn, vt = _components(E.to_numpy(), v.to_numpy()); m = len(names); a = alpha / m
+    R = u.pivot_table(index='pair', columns='task', values='r', sort=True).to_numpy()   # `p_resolution` per task
+    q = np.nanmean(R, -1)
+    live = vn > 1e-20                  # a pair with identical beliefs on both sides at every seed has no noise to scale
+    if not live.any():
+        raise PairsError('plan_study: every pair of the family gave identical beliefs on both sides: '
+                         'nothing to plan from')
+    idx = np.random.default_rng(seed).integers(0, E.shape[1], (B, E.shape[1]))
+    bvn, bvt = _components(E.to_numpy()[:, idx], v.to_numpy()[:, idx])                   # pairs × B
+    blive, bq = bvn > 1e-20, np.nanmean(R[:, idx], -1)
+    with np.errstate(invalid='ignore'):
+        fam = lambda x, on: (x * on).sum(0) / on.sum(0)                                 # mean over the live pairs
+        units = [('family', vn[live].mean(), vt[live].mean(), q[live].mean(), int(s_pair[live].min()),
+                  fam(bvn, blive), fam(bvt, blive), fam(bq, blive))]
+    units += [(n, vn[k], vt[k], q[k], int(s_pair[k]), np.where(blive[k], bvn[k], np.nan), bvt[k], bq[k])
+              for k, n in enumerate(names)]
+    T0, rows = E.shape[1], []
+    for name, n_, t_, q_, s0, bn, bt, bq_ in units:
+        quiet = not n_ > 1e-20
+        pilot = np.nan if quiet else float(plan_power(delta, T0, s0, n_, t_, s0, a, q_))
+        for S in seeds:
+            need = np.nan if quiet else float(plan_tasks(delta, S, n_, t_, s0, a, power, min_tasks, q_))
+            with np.errstate(invalid='ignore', divide='ignore'):
+                bneed = plan_tasks(delta, S, bn, bt, s0, a, power, min_tasks, bq_)
+            lo, hi = np.nanquantile(bneed, [.05, .95]) if np.isfinite(bneed).any() else (np.nan, np.nan)
+            ok = need <= max_tasks
+            rows.append({'unit': name, 'n_seeds': S, 'n_tasks': int(need) if ok else None,
+                         'power': (np.nan if quiet
+                                   else float(plan_power(delta, need if ok else max_tasks, S, n_, t_, s0, a, q_))),
+                         'tasks_low': lo, 'tasks_high': hi, 'pilot_power': pilot, 'v_noise': n_, 'v_tau': t_,
+                         'resolution': q_, 'delta': delta, 'alpha_per_test': a, 'family_size': m})
     out = pd.DataFrame(rows)
-    out.attrs.update(v_noise=vn, v_tau=vt, pilot_seeds=s0, pilot_tasks=int(u.task.nunique()), informative_pairs=len(informative))
+    out.attrs.update(v_noise=float(vn[live].mean()), v_tau=float(vt[live].mean()), pilot_seeds=int(s_pair[live].min()),
+                     pilot_tasks=int(T0), informative_pairs=int(live.sum()), metric=metric, power=power,
+                     alpha=alpha, B=B)
     return out
+
+# %% ../nbs/11b_excess.ipynb #a34d0c25
+def plan_text(t: pd.DataFrame # a `plan_study` table
+             ) -> str:
+    "What `hibd plan` prints: the family's tasks per number of seeds (90 % pilot range), each pair's, pilot's power."
+    a, m, d = t.attrs, int(t.family_size.iloc[0]), t.delta.iloc[0]
+    n = lambda r: f'{int(r.n_tasks)}' if pd.notna(r.n_tasks) else 'too many'
+    rng = lambda r: f'{r.tasks_low:.0f}–{r.tasks_high:.0f}' if pd.notna(r.tasks_low) else 'n/a'
+    f = t[t.unit == 'family']
+    out = [f"pilot: {a['pilot_tasks']} tasks x {a['pilot_seeds']} seeds; {a['informative_pairs']} of {m} pairs "
+           f"carry information; seed noise of a task's E {a['v_noise']:.3g}, task-effect variance {a['v_tau']:.3g}",
+           f"to detect an excess {a['metric']} of {d} with power {a['power']} "
+           f"(one-sided, alpha {a['alpha']} over {m} tests: {t.alpha_per_test.iloc[0]:.3g} each):",
+           f"  the family (mean components of the informative pairs); the pilot's own design had power "
+           f"{f.pilot_power.iloc[0]:.2f} for it; 90 % range: resampling the pilot's {a['pilot_tasks']} tasks "
+           f"{a['B']} times"]
+    out += [f'    {r.n_seeds} seeds: {n(r)} tasks (power {r.power:.2f}; 90 % range {rng(r)})' for r in f.itertuples()]
+    out.append('  per pair: tasks needed [90 % range] at each number of seeds; '
+               'the pilot design\'s power for this delta')
+    for name, g in t[t.unit != 'family'].groupby('unit', sort=False):
+        if not g.v_noise.iloc[0] > 1e-20:
+            out.append(f'    {name:<18} identical beliefs on both sides at every seed: '
+                       'no seed noise, nothing to plan from')
+            continue
+        out.append(f'    {name:<18} ' + '   '.join(f'{r.n_seeds}s {n(r)} [{rng(r)}]' for r in g.itertuples())
+                   + f'   pilot power {g.pilot_power.iloc[0]:.2f}'
+                   + (f' (its tasks give {g.resolution.iloc[0]:.0%} of the smallest p\'s resolution)'
+                      if g.resolution.iloc[0] < .995 else ''))
+    return '\n'.join(out)

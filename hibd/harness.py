@@ -263,7 +263,7 @@ class Harness:
     repair: Repair
     log: Log
     control: str | None = None        # 'positive' or 'negative' for a control harness; None for a harness under study
-    replicate: int = 0                # enters every belief call's key: a negative control draws fresh samples of H0's prompts
+    replicate: int = 0                # > 0: own call seeds and keys (a negative control)
     def card(self) -> dict:
         "Each slot described in words, plus the policies' parameters: JSON-serialisable, for run manifests."
         ctl = {'control': self.control, 'replicate': self.replicate} if self.control or self.replicate else {}

@@ -17,13 +17,14 @@ from fastcore.basics import patch
 from fastcore.xml import to_xml
 
 # %% auto #0
-__all__ = ['CELL_STATES', 'SECTIONS', 'ReportError', 'NoData', 'Unavailable', 'RunData', 'read_run', 'chart_svg', 'render_chart',
-           'md_table', 'Block', 'Text', 'Items', 'Table', 'Figure', 'Section', 'part', 'frames', 'model_note',
-           'sec_header', 'coverage', 'coverage_chart', 'sec_coverage', 'chart_rows', 'main_wide', 'excess_wide',
-           'excess_verdict', 'scripted_outcome', 'sec_main', 'headline', 'headline_chart', 'sec_headline', 'sec_long',
-           'sec_theory', 'agreement_Ks', 'sec_agreement', 'sec_actions', 'sec_retry', 'sec_calibration',
-           'sec_sensitivity', 'sec_grouped', 'vocab_wide', 'sec_vocabulary', 'sec_ablation', 'sec_biwm', 'sections',
-           'numbered', 'write_report', 'build_report']
+__all__ = ['CELL_STATES', 'PROTOCOL_DEFAULTS', 'SECTIONS', 'ReportError', 'NoData', 'Unavailable', 'RunData', 'read_run',
+           'chart_svg', 'render_chart', 'md_table', 'Block', 'Text', 'Items', 'Table', 'Figure', 'Section', 'part',
+           'frames', 'model_note', 'sec_header', 'coverage', 'coverage_chart', 'sec_coverage', 'chart_rows',
+           'main_wide', 'excess_wide', 'design_words', 'excess_verdict', 'control_verdict', 'protocol',
+           'sibling_controls', 'borrowed_control', 'scripted_outcome', 'sec_main', 'headline', 'headline_chart',
+           'sec_headline', 'sec_long', 'sec_theory', 'agreement_Ks', 'sec_agreement', 'sec_actions', 'sec_retry',
+           'sec_calibration', 'sec_sensitivity', 'sec_grouped', 'vocab_wide', 'sec_vocabulary', 'sec_ablation',
+           'sec_biwm', 'sec_controls', 'sections', 'numbered', 'write_report', 'build_report']
 
 # %% ../nbs/15_report.ipynb #ff0f803d
 from .llama import LOCAL_MODELS
@@ -34,13 +35,17 @@ from .stats import ID_COLUMNS, PairsError, cross, within, select_step
 from .pairs import copy_rates, pairs as run_pairs
 from .excess import excess_table, plot_excess
 from .safety import (
-    CATEGORIES, action_divergence, action_divergence_chart, belief_action_agreement, blocked_steps, categorize, confusion_chart,
-    free_actions, label_agreement, reason_effect, recommended, retry_chart, success_chart, terminal_success, unsafe_retry)
+    CATEGORIES, action_divergence, action_divergence_chart, belief_action_agreement, blocked_steps, categorize,
+    confusion_chart, free_actions, label_agreement, reason_effect, recommended, retry_chart, success_chart,
+    terminal_success, unsafe_retry)
 from .biwm import (
-    align_run, alignment_effect, base_views, component_chart, component_deltas, component_table, retry_effect, show_table)
+    align_run, alignment_effect, base_views, component_chart, component_deltas, component_table, retry_effect,
+    show_table)
 from .analysis import (
-    agreement, agreement_chart, attractor_auroc, calibration, grouped, grouped_chart, lemma1, long_horizon, long_horizon_chart,
-    main_chart, main_table, reliability, reliability_chart, sensitivity, sensitivity_chart, theorem1, theorem1_chart)
+    agreement, agreement_chart, attractor_auroc, calibration, grouped, grouped_chart, lemma1, long_horizon,
+    long_horizon_chart, main_chart, main_table, model_answers, reliability, reliability_chart, seed_carriers,
+    sensitivity, sensitivity_chart, shown_changes, theorem1, theorem1_chart)
+from .harnesses import get_harness
 
 # %% ../nbs/15_report.ipynb #017c0c13
 class ReportError(ValueError):
@@ -315,18 +320,23 @@ def model_note(d: RunData) -> str:
         return (f'The beliefs of this run are scripted replies ({mid}), a test fixture: they are not model output and '
                 'no number below says anything about any model.')
     head = f'The beliefs were produced by **{mid}** through the `{man.get("backend")}` backend.'
-    b = _beliefs(d.run)
+    b = _beliefs(model_answers(d.run))
     meas = ''
     if len(b):
         sp = b.get('predicted_future.success_probability'); fm = b.get('belief_state.likely_failure_mode')
-        meas = (f' Measured here: over {len(b)} schema-valid beliefs, success_probability takes {sp.nunique()} distinct value(s) '
-                f'and the failure mode is "none" in {(fm == "none").mean():.0%} of them.') if sp is not None and fm is not None else ''
+        meas = (f' Measured here: over {len(b)} schema-valid model answers, success_probability takes '
+                f'{sp.nunique()} distinct value(s) and the failure mode is "none" in '
+                f'{(fm == "none").mean():.0%} of them.'
+                if sp is not None and fm is not None else '')
     size = (f' The design has {n_t} task(s) and {n_s} seed(s): ' +
-            ('with one task the cluster bootstrap has nothing to resample, so every interval collapses to its point estimate; ' if n_t == 1 else '') +
-            ('with one seed there is no within-harness noise floor.' if n_s == 1 else f'{n_s} seeds give the noise floor.'))
+            ('with one task the cluster bootstrap has nothing to resample, so every interval collapses to its point '
+             'estimate; ' if n_t == 1 else '') +
+            ('with one seed there is no within-harness noise floor.' if n_s == 1
+             else f'{n_s} seeds give the noise floor.'))
     m = _local_model(mid)
     if m is None: return head + meas + size
-    small = (f' This is the embedded {m.title} ({m.quant}, {m.size / 2**30:.1f} GiB on CPU), a small model. It can show that the '
+    small = (f' This is the embedded {m.title} ({m.quant}, {m.size / 2**30:.1f} GiB on CPU), a small model. '
+             'It can show that the '
              'pipeline runs end to end on real model output (schema-valid beliefs under grammar-constrained decoding, '
              'cached calls, the same records as any model) and how each table is read. It cannot show whether the '
              "paper's claims hold for capable agents: a model this small tends to copy the task text into its "
@@ -336,18 +346,21 @@ def model_note(d: RunData) -> str:
     return head + small + meas + size
 
 def _counts(d: RunData) -> pd.DataFrame:
-    "Counts of the run: rollouts, step records, beliefs, pairs, calls, tokens."
+    "Counts: rollouts, model answers (each rollout step once), K-expanded step records, pairs, calls, tokens."
     st, r, p = d.status or {}, d.run, d.pairs
-    ok = r.ok.astype(bool) if len(r) else pd.Series([], dtype=bool)
+    a = model_answers(r) if len(r) else r
+    ok = a.ok.astype(bool) if len(a) else pd.Series([], dtype=bool)
     files = list((d.path/'rollouts').glob('*.jsonl')) if (d.path/'rollouts').is_dir() else []
     rows = [('rollout files finished', len(files) - len(d.damaged)),
             ('rollout files damaged (left out)', len(d.damaged)),
-            ('step records (K prefixes expanded)', len(r)),
-            ('schema-valid beliefs', int(ok.sum())), ('schema failures', int((~ok).sum())),
+            ('model answers (one per rollout step: a rollout to K = 8 answers 9 times)', len(a)),
+            ('schema-valid model answers', int(ok.sum())), ('schema failures (model answers)', int((~ok).sum())),
+            ('step records, K-expanded (each answer read once per K prefix it belongs to)', len(r)),
             ('cross-harness pairs, final step', len(d.final)),
             ('within-harness pairs, final step', len(within(select_step(p))) if len(p) else 0),
             ('pairs excluded (a schema failure)', p.attrs.get('n_excluded', 0)),
-            ('model calls recorded (calls.jsonl)', _lines(d.path/'calls.jsonl')), ('tokens (whole run)', st.get('tokens_run_total')),
+            ('model calls recorded (calls.jsonl)', _lines(d.path/'calls.jsonl')),
+            ('tokens (whole run)', st.get('tokens_run_total')),
             ('sweep stopped by a limit', st.get('stopped_by') or 'no')]
     return pd.DataFrame({'quantity': [q for q, _ in rows], 'value': pd.Series([v for _, v in rows], dtype=object)})
 
@@ -357,7 +370,8 @@ def _lines(p: Path):
 
 def _invocations(p: Path) -> str:
     "How many invocations `p` (a run's `invocations.jsonl`) logged, with their executors and llama.cpp thread counts."
-    if not p.is_file(): return 'none logged (the run predates invocations.jsonl; the manifest holds the first invocation)'
+    if not p.is_file():
+        return 'none logged (the run predates invocations.jsonl; the manifest holds the first invocation)'
     inv, bad = [], 0
     for l in p.read_text(errors='replace').splitlines():
         try: rec = json.loads(l) if l.strip() else None
@@ -386,12 +400,15 @@ def sec_header(d: RunData, s: Section):
             ('instructor mode', _mode(man['model'])),
             ('mode', des.get('mode')), ('tasks', ', '.join(des['tasks'])), ('harnesses', ', '.join(des['harnesses'])),
             ('K', ', '.join(map(str, des['K']))), ('seeds', ', '.join(map(str, des['seeds']))),
-            ('horizon', 'announced (one rollout per K)' if des.get('announce_horizon') else 'shared (one rollout to K_max serves every K)'),
-            ('temperature', des.get('temperature')), ('max retries', des.get('max_retries')), ('tokens per call', des.get('tokens_per_call')),
+            ('horizon', 'announced (one rollout per K)' if des.get('announce_horizon')
+             else 'shared (one rollout to K_max serves every K)'),
+            ('temperature', des.get('temperature')), ('max retries', des.get('max_retries')),
+            ('tokens per call', des.get('tokens_per_call')),
             ('git commit', f'{g.get("commit")}{" (dirty)" if g.get("dirty") else ""}'),
             ('hibd version', (man.get('versions') or {}).get('hibd')),
             ('invocations (invocations.jsonl)', _invocations(d.path/'invocations.jsonl'))]
-    s.table('run', pd.DataFrame(rows, columns=['field', 'value']).astype({'value': str}), 'Design and provenance (manifest.json)')
+    s.table('run', pd.DataFrame(rows, columns=['field', 'value']).astype({'value': str}),
+            'Design and provenance (manifest.json)')
     s.table('counts', _counts(d), 'Counts')
 
 # %% ../nbs/15_report.ipynb #77c16883
@@ -490,6 +507,19 @@ def _unwrapped(d: RunData) -> list:
     "The harnesses of the design that no BIWM wrapper wraps."
     return [h for h in d.design['harnesses'] if '~' not in h]
 
+def _control_kind(h: str) -> str | None:
+    "'positive' or 'negative' for a control harness id, None for a harness under study (or an id no registry knows)."
+    try: return get_harness(h).control
+    except KeyError: return None
+
+def _controls(d: RunData) -> list:
+    "The control harnesses of the design (C+, C0): a family of their own, never among the harnesses under study."
+    return [h for h in d.design['harnesses'] if _control_kind(h)]
+
+def _studied(d: RunData) -> list:
+    "The harnesses under study besides the reference (neither the reference nor a control)."
+    return [h for h in d.design['harnesses'][1:] if not _control_kind(h)]
+
 # %% ../nbs/15_report.ipynb #04b56695
 def _memo(d: RunData, key: str, f: Callable):
     "`f()`, computed once per report of `d`: the headline and the main section share their tables."
@@ -533,12 +563,39 @@ def _ci(e, lo, hi) -> str:
     return '–' if pd.isna(e) else f'{e:.3f} [{lo:.3f}, {hi:.3f}]' if pd.notna(lo) else f'{e:.3f}'
 
 # %% ../nbs/15_report.ipynb #f58c75f2
+def _shown(d: RunData) -> pd.DataFrame:
+    "Per harness vs the reference: the share of model answers whose prompt (observation) differs (`shown_changes`)."
+    return _memo(d, 'shown', lambda: shown_changes(d.run, _ref(d), d.design['harnesses']) if len(d.run) else
+                 pd.DataFrame(columns=['harness_a', 'harness_b', 'exercised']))
+
+def _unexercised(d: RunData) -> list:
+    "The harnesses under study that showed the model the reference's exact prompt at every step: not tested."
+    sh = _shown(d)
+    return [h for h, e in zip(sh.harness_b, sh.exercised) if not e and not _control_kind(h)]
+
+def _excess_on(d: RunData, keep: set) -> pd.DataFrame:
+    "The excess table of `d` on the pairs whose two harnesses are both in `keep` (D_belief, D_arrival, D_growth)."
+    pa = d.pairs_all[d.pairs_all.harness_a.isin(keep) & d.pairs_all.harness_b.isin(keep)]
+    try: return excess_table(pa, metrics=('D_belief', 'D_arrival', 'D_growth'), ref=_ref(d))
+    except PairsError as e: raise NoData(str(e)) from None
+
 def _excess_t(d: RunData) -> pd.DataFrame:
-    "The excess table of `d` (D_belief, D_arrival, D_growth; pairs with the reference first)."
+    "Excess table of the harnesses under study (controls and pairs with the reference it never changed left out)."
+    keep = set(d.design['harnesses']) - set(_controls(d))
     def f():
-        try: return excess_table(d.pairs_all, metrics=('D_belief', 'D_arrival', 'D_growth'), ref=_ref(d))
-        except PairsError as e: raise NoData(str(e)) from None
+        t = _excess_on(d, keep)
+        un = set(_unexercised(d))              # not tested: their pairs with the reference leave the primary family
+        return t[~(((t.harness_a == _ref(d)) & t.harness_b.isin(un))
+                   | ((t.harness_b == _ref(d)) & t.harness_a.isin(un)))]
     return _memo(d, 'excess', f)
+
+def _controls_t(d: RunData) -> pd.DataFrame:
+    "The excess table of the controls against the reference: their own family (Holm over the controls)."
+    def f():
+        t = _excess_on(d, {_ref(d), *_controls(d)})
+        return t.assign(family=t.family.str.replace(r'^primary: every pair with', 'controls: every control with',
+                                                    regex=True))
+    return _memo(d, 'controls', f)
 
 def _main_t(d: RunData) -> pd.DataFrame:
     "The same-seed main table of `d`."
@@ -567,38 +624,84 @@ def main_wide(t: pd.DataFrame, # a `hibd.analysis.main_table`
 # %% ../nbs/15_report.ipynb #b70e8ec1
 def excess_wide(t: pd.DataFrame # a `hibd.excess.excess_table`
                ) -> pd.DataFrame:
-    "One row per pair and K: E of each metric as `E [ci_low, ci_high]`; for D_belief its parts, p, p_adj, smallest attainable p and family."
+    "Per pair and K: each metric's E as `E [ci_low, ci_high]`; D_belief's parts, p, p_adj, `p_min`, power, mde, family."
     t = t.assign(cell=[_ci(*x) for x in zip(t.E, t.ci_low, t.ci_high)])
     keys = ['harness_a', 'harness_b', 'K']
     w = t.pivot_table(index=keys, columns='metric', values='cell', aggfunc='first', sort=False)
     w = w[[m for m in ('D_belief', 'D_arrival', 'D_growth') if m in w.columns]].rename(columns=lambda m: f'E({m})')
     b = t[t.metric == 'D_belief'].set_index(keys)
-    for c in ('cross', 'noise', 'same_seed', 'p', 'p_adj', 'p_min', 'n_tasks', 'n_seeds'): w[c] = b[c]
+    for c in ('cross', 'noise', 'same_seed', 'p', 'p_adj', 'p_min', 'power', 'mde', 'n_tasks', 'n_seeds'):
+        if c in b: w[c] = b[c]
     w['test'] = b.family.str.split(':').str[0]
     return w.reset_index()
 
 # %% ../nbs/15_report.ipynb #70fc6a20
+def design_words(r # a row of a `hibd.excess.excess_table` (with `power`, `mde`, `delta`, `p_min`, `alpha_row`)
+                ) -> str:
+    "What the design behind row `r` could detect: its power for `delta`, its `mde` at 80 % power, or why it could not."
+    if pd.isna(r.power): return 'E is 0 under every seed-swap labeling: no power'
+    if pd.notna(r.p_min) and r.p_min > r.alpha_row:
+        return f'could not reject at all: smallest attainable p {r.p_min:.3g} > its level {r.alpha_row:.3g}'
+    mde = 'no E within reach' if np.isinf(r.mde) else f'mde {r.mde:.3f}'
+    return f'power {r.power:.2f} for E = {r.delta:g}, {mde}'
+
 def excess_verdict(t: pd.DataFrame, # a `hibd.excess.excess_table`
-                   alpha: float = .05 # the family's level
+                   alpha: float = .05, # the family's level
+                   unexercised=(), # (harness_a, harness_b) with the reference, not tested: their prompts never differed
+                   control: str = '' # the controls' verdict (`control_verdict`), said after the family's
                   ) -> str:
-    "In words: which pairs of the primary family exceed the model's own noise, which do not, and whether the design could tell."
+    "In words: which primary-family pairs are shown beyond the model's own noise, which are not, and with what power."
     pr = t[t.family.str.startswith('primary') & (t.metric == 'D_belief')]
     if pr.empty: return 'No pair falls in the primary family (no pair with the reference harness at the largest K).'
-    one = lambda r: f'{r.harness_a}–{r.harness_b} (E = {r.E:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}], p_adj = {r.p_adj:.3g})'
+    one = lambda r: (f'{r.harness_a}–{r.harness_b} (E = {r.E:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}], '
+                     f'p_adj = {r.p_adj:.3g}')
     hit, miss = pr[pr.p_adj <= alpha], pr[~(pr.p_adj <= alpha)]
-    out = [f'Primary family ({pr.family.iloc[0].split(": ", 1)[1]}; {len(pr)} one-sided seed-swap tests, Holm at α = {alpha}).']
-    if len(hit): out.append("Beyond the model's own noise: " + '; '.join(map(one, hit.itertuples())) + '.')
-    if len(miss): out.append(("No pair exceeds the model's own noise: " if hit.empty else "Within the model's own noise: ")
-                             + '; '.join(map(one, miss.itertuples())) + '.')
+    out = [f'Primary family ({pr.family.iloc[0].split(": ", 1)[1]}; {len(pr)} one-sided seed-swap tests, '
+           f'Holm at α = {alpha}; units: {int(pr.n_tasks.max())} tasks × {int(pr.n_seeds.min())} seeds).']
+    if len(hit):
+        out.append("Shown beyond the model's own noise: " + '; '.join(one(r) + ')' for r in hit.itertuples()) + '.')
+    if len(miss):
+        out.append('Not shown at this design' + (' for any pair' if hit.empty else '') + ': '
+                   + '; '.join(f'{one(r)}; {design_words(r)})' for r in miss.itertuples())
+                   + '. Not shown is not "no effect": power is the chance this design had to show an effect of E = δ, '
+                   'and mde the E it shows with 80 % power.')
+    if len(unexercised):
+        out.append('Not exercised by these tasks (the model was shown the reference\'s exact prompt at every step, '
+                   'so E is 0 by construction): ' + ', '.join(f'{a}–{b}' for a, b in unexercised)
+                   + '; not tested, no p, no verdict.')
     first = alpha / len(pr)                                               # Holm's first threshold
     blind = pr[pr.p_min > first]
     if len(blind) == len(pr):
-        out.append(f'These data cannot reject at all: the smallest p they can attain is {pr.p_min.min():.3g}, above Holm\'s first '
-                   f'threshold α/{len(pr)} = {first:.3g} ({int(pr.n_tasks.max())} tasks × {int(pr.n_seeds.min())} seeds). '
+        out.append(f'These data cannot reject at all: the smallest p they can attain is {pr.p_min.min():.3g}, '
+                   f'above Holm\'s first threshold α/{len(pr)} = {first:.3g} '
+                   f'({int(pr.n_tasks.max())} tasks × {int(pr.n_seeds.min())} seeds). '
                    '`hibd plan RUN` estimates the tasks and seeds a study needs.')
     elif len(blind):
-        out.append(f'For {", ".join(f"{a}–{b}" for a, b in zip(blind.harness_a, blind.harness_b))} the smallest attainable p is above '
-                   f'α/{len(pr)} = {first:.3g}: no effect could have been declared there.')
+        out.append(f'For {", ".join(f"{a}–{b}" for a, b in zip(blind.harness_a, blind.harness_b))} '
+                   f'the smallest attainable p is above α/{len(pr)} = {first:.3g}: '
+                   'no effect could have been declared there.')
+    return ' '.join(out + ([control] if control else []))
+
+def control_verdict(t: pd.DataFrame, # the controls' excess table (its family starts with 'controls')
+                    alpha: float = .05 # the controls' family level
+                   ) -> str:
+    "In words: is the positive control detected (rejected in the controls' family), is the negative control's E near 0."
+    c = t[t.family.str.startswith('controls') & (t.metric == 'D_belief')]
+    out = []
+    for r in c.itertuples():
+        h = r.harness_b if _control_kind(r.harness_b) else r.harness_a
+        est = f'E = {r.E:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}], p_adj = {r.p_adj:.3g}'
+        if _control_kind(h) == 'positive':
+            out.append(f'Positive control {h} ({est}): '
+                       + (f"detected (rejected at α = {alpha} in the controls' family)." if r.p_adj <= alpha
+                          else f'NOT detected{f" ({design_words(r)})" if hasattr(r, "power") else ""}: '
+                          'the instrument did not register even the positive control under this protocol, so '
+                          'a "not shown" on this run cannot tell a harness without effect from an instrument '
+                          'that sees none.'))
+        else:
+            out.append(f'Negative control {h} ({est}): ' + ('its E is near 0, as it should be (the interval covers 0).'
+                       if r.ci_low <= 0 <= r.ci_high
+                       else 'its E is not near 0 (the interval excludes 0): read every test of this run with care.'))
     return ' '.join(out)
 
 # %% ../nbs/15_report.ipynb #fe62400d
@@ -613,21 +716,120 @@ def _same_note(t: pd.DataFrame) -> str:
     return head + (f' For {", ".join(same)} that share is 1 at every K: on this run those harnesses never changed what the model saw '
                    '(nothing was blocked, repaired or hidden that the other showed), so their zeros say nothing about the model.')
 
+# %% ../nbs/15_report.ipynb #fc3ca2a6
+PROTOCOL_DEFAULTS = {'model': None, 'mode': 'replay', 'temperature': 0.0, 'show_previous_belief': True,
+                     'seed_stream': 'rollout', 'announce_horizon': False}
+
+def protocol(design: dict # a run's design (its manifest's `design`)
+            ) -> dict:
+    "The six settings that make runs comparable: model, mode, temperature, previous belief shown, seed stream, horizon."
+    return {k: design[k] if design.get(k) is not None else v for k, v in PROTOCOL_DEFAULTS.items()}
+
+# %% ../nbs/15_report.ipynb #a0afe69a
+def sibling_controls(d: RunData # the run
+                    ) -> list[RunData]:
+    "The runs in `d`'s parent folder, by name, that hold a positive control recorded under `d`'s `protocol`."
+    out, want = [], protocol(d.design)
+    for mp in sorted(d.path.resolve().parent.glob('*/manifest.json')):
+        if mp.parent == d.path.resolve(): continue
+        try: des = json.loads(mp.read_bytes())['design']
+        except (OSError, ValueError, KeyError, TypeError): continue          # not a run: nothing to borrow
+        if protocol(des) != want or not any(_control_kind(h) == 'positive' for h in des.get('harnesses', [])): continue
+        try: out.append(read_run(mp.parent))
+        except ReportError: continue
+    return out
+
+# %% ../nbs/15_report.ipynb #4cfbaf1d
+def borrowed_control(d: RunData, # a run without controls of its own
+                     alpha: float = .05 # the controls' family level
+                    ) -> str:
+    "One sentence ('' if none): the first testable positive control of `sibling_controls` runs; what it means for `d`."
+    for sib in sibling_controls(d):
+        if sib.pairs_all is None: continue
+        try: t = _controls_t(sib)
+        except (NoData, PairsError): continue
+        c = t[t.family.str.startswith('controls') & (t.metric == 'D_belief')]
+        pos = c[[_control_kind(b) == 'positive' or _control_kind(a) == 'positive'
+                 for a, b in zip(c.harness_a, c.harness_b)]]
+        if pos.empty: continue
+        r = pos.iloc[0]; h = r.harness_b if _control_kind(r.harness_b) else r.harness_a
+        groups = ', '.join(sorted(sib.run.group.dropna().unique())) if 'group' in sib.run else ''
+        where = (f'run {sib.path.name}, beside this one: the same model, mode, temperature and prompt protocol, '
+                 f'{int(r.n_tasks)} {groups} tasks × {int(r.n_seeds)} seeds, K = {int(r.K)}')
+        est = f'E = {r.E:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}], p_adj = {r.p_adj:.3g}'
+        if r.p_adj <= alpha:
+            return (f'The positive control {h} under this protocol ({where}) was detected ({est}): '
+                    'the instrument registers a large fabricated change in what the model is shown.')
+        return (f'The positive control {h} under this protocol ({where}) was NOT detected ({est}; {design_words(r)}): '
+                'under this protocol the instrument did not register even a fabricated destroyed repository, '
+                'so a "not shown" here cannot tell a harness without effect from an instrument that sees none.')
+    return ''
+
 # %% ../nbs/15_report.ipynb #e9eb7f25
+def _control_line(d: RunData) -> str:
+    "The controls' verdict of `d`; if it has none, the positive control of a run beside it (`borrowed_control`)."
+    if not _controls(d): return borrowed_control(d)
+    if d.pairs_all is None: return ''
+    try: return control_verdict(_controls_t(d))
+    except NoData: return ''
+
+def _sensitivity(d: RunData) -> pd.DataFrame:
+    "Per harness vs the reference: share of answers with another prompt (observation), differing same-seed cells per K."
+    sh = _shown(d).drop(columns='exercised', errors='ignore')
+    sk = (pd.concat([seed_carriers(d.pairs, K=k) for k in sorted(d.final.K.unique())], ignore_index=True)
+          if len(d.final) else pd.DataFrame())
+    sk = sk[sk.harness_a == _ref(d)] if len(sk) else sk
+    t = sh.merge(sk, on=['harness_a', 'harness_b'], how='left') if len(sk) else sh
+    return t.assign(tested=np.where(t.harness_b.isin(_unexercised(d)), 'not exercised by these tasks', 'tested'))
+
+def _sensitivity_text(t: pd.DataFrame, ref: str) -> str:
+    "One paragraph: what each harness changes in what the model sees; at how many same-seed cells its beliefs differ."
+    if t.empty: return ''
+    k = t.K.max() if 'K' in t else None
+    top = t[t.K == k] if k is not None else t
+    shown = '; '.join(f'{h} {p:.0%}' + (f' (observation {o:.0%})' if pd.notna(o) else '')
+                      for h, p, o in zip(top.harness_b, top.prompt_changed, top.observation_changed))
+    out = [f'What each harness changes: the share of model answers whose prompt differs from {ref}\'s '
+           f'at the same task, seed and step: {shown}.']
+    un = top[top.tested != 'tested'].harness_b.tolist()
+    if un: out.append(f'{", ".join(un)} showed the model {ref}\'s exact prompt at every step: '
+                      'not exercised by these tasks, not tested.')
+    if k is not None and 'cells_differ' in top:
+        out.append(f'At the same seed, final-step beliefs at K = {k} differ from {ref}\'s in: ' + '; '.join(
+            f'{h} {int(c)} of {int(n)} (task, seed) cells, at {int(s)} of {int(S)} seeds' for h, c, n, s, S in
+            zip(top.harness_b, top.cells_differ, top.n_cells, top.seeds_differ, top.seeds))
+            + '. E compares seeds: with three seeds it is 0 whenever two harnesses\' beliefs coincide at two of them, '
+            'so an effect carried by some seeds only shows here, not in E.')
+    return ' '.join(out)
+
 def _excess(d: RunData, s: Section):
-    "The excess divergence of `d` into `s`: the verdict, the wide and tidy tables and the chart (one seed: why there is none)."
+    "Excess divergence of `d` into `s`: the verdict, what each harness changes, the wide and tidy tables, the chart."
     _has_final(d)
     if d.pairs_all is None:
-        s.text('No noise reference: this run has one seed, and the excess divergence over the model\'s own noise needs at least '
-               '2 seeds (add seeds to the config and run it again: finished rollouts are kept). No test is made; the same-seed '
-               'numbers below are descriptive only.')
+        s.text('No noise reference: this run has one seed, and the excess divergence over the model\'s own noise '
+               'needs at least 2 seeds (add seeds to the config and run it again: finished rollouts are kept). '
+               'No test is made; the same-seed numbers below are descriptive only.')
         return
-    t = _excess_t(d)
-    s.text(excess_verdict(t))
-    s.table('excess_summary', excess_wide(t), f'Excess divergence E over the noise per pair and K (final step), 95% CI; '
-            f'p: one-sided seed-swap permutation; pairs with {_ref(d)} at the largest K on D_belief are the primary family', max_rows=60)
+    if not _studied(d):
+        s.text(f'This run holds the reference {_ref(d)} and control harnesses only: no harness under study, '
+               'nothing to test here (the controls are tested in their own section). ' + _control_line(d))
+        return
+    t, sens = _excess_t(d), _sensitivity(d)
+    s.text(excess_verdict(t, unexercised=[(_ref(d), h) for h in _unexercised(d)], control=_control_line(d)))
+    s.text(_sensitivity_text(sens, _ref(d)))
+    w = excess_wide(t)
+    if len(sens) and 'K' in sens:
+        w = w.merge(sens[['harness_a', 'harness_b', 'K', 'prompt_changed', 'cells_differ', 'n_cells']], how='left',
+                    on=['harness_a', 'harness_b', 'K'])
+    s.table('excess_summary', w, f'Excess divergence E over the noise per pair and K (final step), 95% CI; '
+            f'p: one-sided seed-swap permutation; pairs with {_ref(d)} at the largest K on D_belief are the primary '
+            f'family; power for E = δ and mde (80 % power) of each row\'s design; prompt_changed: share of answers '
+            'whose prompt differs; cells_differ: same-seed (task, seed) cells whose final beliefs differ', max_rows=60)
+    s.table('sensitivity_shown', sens, f'Per harness against {_ref(d)}: what it changes of what the model is shown, '
+            'and at how many same-seed cells its beliefs differ, per K')
     s.table('excess', t, 'The tidy excess table', max_rows=0)
-    s.figure('excess', plot_excess(t, ref=_ref(d)), f'Excess divergence against K for the pairs with {_ref(d)}, 95% CI; grey: 0 (the noise)')
+    s.figure('excess', plot_excess(t, ref=_ref(d)),
+             f'Excess divergence against K for the pairs with {_ref(d)}, 95% CI; grey: 0 (the noise)')
 
 # %% ../nbs/15_report.ipynb #46f6cef2
 def _copying(d: RunData, s: Section):
@@ -719,39 +921,83 @@ def _model_sentence(d: RunData) -> str:
 def headline(d: RunData, # the run
              alpha: float = .05 # the level of the primary family
             ) -> tuple[pd.DataFrame, list[str]]:
-    "The report's headline: the pairs with the reference at the largest K (E, or the same-seed D_belief with one seed) and three sentences."
+    "Headline: pairs with the reference at the largest K (E, or same-seed D_belief with one seed) and its sentences."
     _has_final(d)
     ref, des = _ref(d), d.design
-    if d.pairs_all is not None:
+    n_ans = len(model_answers(d.run))
+    if d.pairs_all is not None and not _studied(d) and _controls(d):
+        t = _controls_t(d); pr = t[t.family.str.startswith('controls') & (t.metric == 'D_belief')]
+        if pr.empty: raise NoData('no pair of a control with the reference harness at the largest K')
+        K = int(pr.K.iloc[0])
+        rows = pr.assign(value=pr.E,
+                         verdict=np.where(pr.p_adj <= alpha, 'shown beyond the noise', 'not shown at this design'))
+        first = (f'At K = {K}: this run holds the reference {ref} and control harnesses only '
+                 f'({", ".join(_controls(d))}), no harness under study; its verdict is the controls\'.')
+        n_t, n_s = int(pr.n_tasks.max()), int(pr.n_seeds.min())
+        second = (f"The test's units are {n_t} task(s) × {n_s} seed(s): E is a mean over tasks, and the seed-swap "
+                  f'test permutes the seed labels within each task. Behind them: {n_ans} model answers '
+                  f'({des["mode"]} mode, {len(des["harnesses"])} harnesses, K = {", ".join(map(str, des["K"]))}).')
+    elif d.pairs_all is not None:
         t = _excess_t(d); pr = t[t.family.str.startswith('primary') & (t.metric == 'D_belief')]
         if pr.empty: raise NoData('no pair with the reference harness at the largest K')
         K = int(pr.K.iloc[0])
-        rows = pr.assign(value=pr.E, verdict=np.where(pr.p_adj <= alpha, 'beyond the noise', 'within the noise'))
-        hit = rows[rows.verdict == 'beyond the noise'].sort_values('E', ascending=False)
-        one = lambda r: f'{r.harness_b if r.harness_a == ref else r.harness_a} by E = {r.E:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] (p_adj = {r.p_adj:.3g})'
+        rows = pr.assign(value=pr.E,
+                         verdict=np.where(pr.p_adj <= alpha, 'shown beyond the noise', 'not shown at this design'))
+        hit = rows[rows.p_adj <= alpha].sort_values('E', ascending=False)
+        miss = rows[~(rows.p_adj <= alpha)]
+        other = lambda r: r.harness_b if r.harness_a == ref else r.harness_a
+        one = lambda r: f'{other(r)} by E = {r.E:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] (p_adj = {r.p_adj:.3g})'
         top = rows.sort_values('E', ascending=False).iloc[0]
-        first = (f"At K = {K}, {len(hit)} of {len(rows)} harnesses move the model's beliefs away from {ref}'s beyond its own noise: "
-                 + '; '.join(map(one, hit.itertuples())) + '.' if len(hit) else
-                 f"At K = {K}, no harness moves the model's beliefs away from {ref}'s beyond its own noise (one-sided seed-swap tests, "
-                 f'Holm over {len(rows)} pairs); the largest excess is {top.harness_a}–{top.harness_b}, E = {top.E:.3f} '
-                 f'[{top.ci_low:.3f}, {top.ci_high:.3f}] (p_adj = {top.p_adj:.3g}).')
+        quiet = miss[miss.power.isna()]                                   # identical beliefs at every task and seed
+        # could not reject at all: no power whatever E is
+        blind = miss[miss.power.notna() & (miss.p_min > miss.alpha_row)]
+        can = miss[miss.power.notna() & ~(miss.p_min > miss.alpha_row)]
+        pw, md = can.power, can.mde[np.isfinite(can.mde)]
+        rng = lambda v, f: f'{v.min():{f}}' if v.min() == v.max() else f'{v.min():{f}}–{v.max():{f}}'
+        power = (f'its power to detect E = {rows.delta.iloc[0]:g} was {rng(pw, ".2f")} by pair' if len(pw)
+                 else 'it had no power to speak of')
+        power += f', and the E it shows with 80 % power {rng(md, ".3f")}' if len(md) else ''
+        first = (f"At K = {K}, {len(hit)} of {len(rows)} harnesses are shown to move the model's beliefs away from "
+                 f"{ref}'s beyond its own noise: " + '; '.join(map(one, hit.itertuples())) +
+                 (f'; not shown at this design for {", ".join(other(r) for r in miss.itertuples())} ({power}).'
+                  if len(miss) else '.')
+                 if len(hit) else
+                 f"At K = {K}, no harness is shown to move the model's beliefs away from {ref}'s beyond its own noise "
+                 f'(one-sided seed-swap tests, Holm over {len(rows)} pairs). That is "not shown at this design", '
+                 f'not "no effect": {power}. The largest excess is {top.harness_a}–{top.harness_b}, '
+                 f'E = {top.E:.3f} [{top.ci_low:.3f}, {top.ci_high:.3f}] (p_adj = {top.p_adj:.3g}).')
+        if len(blind): first += (f' {", ".join(other(r) for r in blind.itertuples())} could not have been declared '
+                                 'at all (smallest attainable p above the pair\'s level).')
+        if len(quiet): first += (f' {", ".join(other(r) for r in quiet.itertuples())}: E is 0 under every '
+                                 f'seed-swap labeling (beliefs as {ref}\'s almost everywhere), '
+                                 'so the test has no power there.')
         if rows.p_min.min() > alpha / len(rows):
-            first += f' With this design no pair could have been declared: the smallest attainable p is {rows.p_min.min():.3g}.'
-        n_s = int(rows.n_seeds.min())
+            first += (f' With this design no pair could have been declared: the smallest attainable p is '
+                      f'{rows.p_min.min():.3g}.')
+        un = _unexercised(d)
+        if un:
+            first += (f' Not exercised by these tasks (shown {ref}\'s exact prompt at every step), not tested: '
+                      f'{", ".join(un)}.')
+            rows = pd.concat([rows, pd.DataFrame({'harness_a': ref, 'harness_b': un, 'K': K, 'value': 0.,
+                                                  'verdict': 'not exercised'})], ignore_index=True)
+        n_t, n_s = int(pr.n_tasks.max()), int(rows.n_seeds.min())
+        second = (f"The test's units are {n_t} task(s) × {n_s} seed(s): E is a mean over tasks, and the seed-swap "
+                  f'test permutes the seed labels within each task. Behind them: {n_ans} model answers '
+                  f'({des["mode"]} mode, {len(des["harnesses"])} harnesses, K = {", ".join(map(str, des["K"]))}).')
     else:
         m = _main_t(d); b = m[(m.metric == 'D_belief') & ((m.harness_a == ref) | (m.harness_b == ref))]
         if b.empty: raise NoData('no pair with the reference harness')
         K = int(b.K.max()); rows = b[b.K == K].assign(value=lambda x: x.estimate, verdict='no noise reference')
         top = rows.sort_values('value', ascending=False).iloc[0]
-        first = (f"No noise reference: this run has one seed, so no pair can be said to exceed the model's own noise (that needs "
-                 f'≥ 2 seeds). The largest same-seed D_belief at K = {K} is {top.harness_a}–{top.harness_b}, {top.value:.3f} '
-                 f'[{top.ci_low:.3f}, {top.ci_high:.3f}].')
-        n_s = 1
-    f = d.final[d.final.K == K]
-    second = (f'This rests on {f.task.nunique()} task(s) × {n_s} seed(s): {len(f)} final-step cross-harness pairs at K = {K} '
-              f'({des["mode"]} mode, {len(des["harnesses"])} harnesses, K = {", ".join(map(str, des["K"]))}).')
+        first = (f"No noise reference: this run has one seed, so no pair can be said to exceed the model's own noise "
+                 f'(that needs ≥ 2 seeds). The largest same-seed D_belief at K = {K} is '
+                 f'{top.harness_a}–{top.harness_b}, {top.value:.3f} [{top.ci_low:.3f}, {top.ci_high:.3f}].')
+        second = (f'This rests on {d.final.task.nunique()} task(s) × 1 seed: {n_ans} model answers, no test '
+                  f'({des["mode"]} mode, {len(des["harnesses"])} harnesses, K = {", ".join(map(str, des["K"]))}).')
     cols = ['harness_a', 'harness_b', 'K', 'value', 'ci_low', 'ci_high', 'verdict']
-    return rows[cols].reset_index(drop=True), [first, second, _model_sentence(d)]
+    ctl = _control_line(d)
+    return (rows.reindex(columns=cols).reset_index(drop=True),
+            [first, *([ctl] if ctl else []), second, _model_sentence(d)])
 
 # %% ../nbs/15_report.ipynb #bd090919
 def headline_chart(t: pd.DataFrame, # rows from `headline`
@@ -763,7 +1009,8 @@ def headline_chart(t: pd.DataFrame, # rows from `headline`
     x = alt.X('value:Q', title=f'excess divergence E over the noise (D_belief, K = {d.K.iloc[0]})' if e else f'same-seed D_belief, K = {d.K.iloc[0]}')
     base = alt.Chart(d).encode(y=alt.Y('harness:N', sort=None, title=f'{ref} vs'))
     pts = base.mark_point(filled=True, size=80).encode(x=x, color=alt.Color('verdict:N', title=None, scale=alt.Scale(
-        domain=['beyond the noise', 'within the noise', 'no noise reference'], range=['#d95f02', '#1b9e77', '#7570b3'])),
+        domain=['shown beyond the noise', 'not shown at this design', 'not exercised', 'no noise reference'],
+        range=['#d95f02', '#1b9e77', '#999999', '#7570b3'])),
         tooltip=['harness_a', 'harness_b', 'K', alt.Tooltip('value:Q', format='.3f'), alt.Tooltip('ci_low:Q', format='.3f'),
                  alt.Tooltip('ci_high:Q', format='.3f'), 'verdict'])
     layers = [base.mark_rule(strokeWidth=2).encode(x='ci_low:Q', x2='ci_high:Q'), pts]
@@ -772,12 +1019,13 @@ def headline_chart(t: pd.DataFrame, # rows from `headline`
 
 # %% ../nbs/15_report.ipynb #81ba147e
 def sec_headline(d: RunData, s: Section):
-    "One chart and three sentences before any table: what exceeds the noise, on how many tasks × seeds, with which model."
+    "Before any table, a chart and three sentences (four with controls): what exceeds the noise, tasks × seeds, model."
     def go():
         t, lines = headline(d)
         s.prose = ' '.join(lines)
         s.figure('headline', headline_chart(t, _ref(d)), f'Each harness against {_ref(d)} at K = {t.K.iloc[0]}, 95% CI'
-                 + ('; grey: 0, the model\'s own noise' if (t.verdict != 'no noise reference').all() else '; one seed: no noise reference'))
+                 + ('; grey: 0, the model\'s own noise' if (t.verdict != 'no noise reference').all()
+                    else '; one seed: no noise reference'))
     part(s, 'Headline', go)
 
 # %% ../nbs/15_report.ipynb #e6c698c5
@@ -1109,6 +1357,24 @@ def sec_biwm(d: RunData, s: Section):
                 'Mean D_belief between aligned disjoint halves of the views minus between single views (negative: more robust)')
     part(s, 'BIWM components', comp); part(s, 'Blocked-action log and UnsafeRetryRate', retry); part(s, 'Cross-harness alignment', align)
 
+# %% ../nbs/15_report.ipynb #056fec31
+def sec_controls(d: RunData, s: Section):
+    "The controls against the reference: is the positive control detected, is the negative control's E near 0."
+    s.prose = (f'The control harnesses against {_ref(d)} at every K, in a family of their own '
+               '(Holm over the controls at the largest K, D_belief): C+ fabricates a destroyed repository after every '
+               'command, C0 is the reference\'s exact view drawing independent samples (its own seeds).')
+    def go():
+        if not _controls(d):
+            raise NoData('this run has no control harness (C+, C0): add them to the design to check the instrument')
+        if d.pairs_all is None: raise NoData('one seed: no noise reference, so no control can be tested')
+        t = _controls_t(d)
+        s.text(control_verdict(t))
+        s.table('controls_summary', excess_wide(t),
+                'Controls: E over the noise per pair and K (final step), 95% CI, p, p_adj '
+                '(the controls\' family), power for δ and mde')
+        s.table('controls', t, 'The tidy excess table of the controls', max_rows=0)
+    part(s, 'Controls', go)
+
 # %% ../nbs/15_report.ipynb #723cd91f
 SECTIONS = {'headline': ('Headline', sec_headline), 'header': ('Run header', sec_header), 'coverage': ('Coverage', sec_coverage), 'main': ('Main table', sec_main),
             'long_horizon': ('Long horizon', sec_long), 'theory': ('Theorem 1 and Lemma 1', sec_theory),
@@ -1116,7 +1382,8 @@ SECTIONS = {'headline': ('Headline', sec_headline), 'header': ('Run header', sec
             'unsafe_retry': ('UnsafeRetryRate and H2 vs H2+reason', sec_retry), 'calibration': ('Calibration and AUROC', sec_calibration),
             'sensitivity': ('Weight sensitivity', sec_sensitivity), 'grouped': ('Grouped extension', sec_grouped),
             'vocabulary': ('Exact vs semantic constraint matching (how much of D_arrival is vocabulary)', sec_vocabulary),
-            'action_ablation': ('D_act ablation', sec_ablation), 'biwm': ('BIWM components', sec_biwm)}
+            'action_ablation': ('D_act ablation', sec_ablation), 'biwm': ('BIWM components', sec_biwm),
+            'controls': ('Controls', sec_controls)}
 
 # %% ../nbs/15_report.ipynb #e7474c19
 def _status(s: Section) -> str:

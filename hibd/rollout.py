@@ -19,7 +19,7 @@ from .tasks import Task, load_task
 # %% auto #0
 __all__ = ['SYSTEM_PROMPT', 'N_RECENT', 'MODES', 'REACT_PROMPT', 'RECORD_FIELDS', 'SEED_STREAMS', 'render_belief',
            'render_commands', 'belief_messages', 'messages_hash', 'leaked_words', 'react_messages', 'parse_action',
-           'ProposalCache', 'propose', 'Stopped', 'step_seed', 'rollout', 'rollout_id']
+           'ProposalCache', 'propose', 'Stopped', 'step_seed', 'replicate_seed', 'rollout', 'rollout_id']
 
 # %% ../nbs/06_rollout.ipynb #9968837f
 SYSTEM_PROMPT = ('You are a coding agent working in a shell on a small Python repository. At every step you see the '
@@ -225,6 +225,12 @@ def step_seed(seed: int, # the rollout's seed (>= 0)
     "The call seed of `step` under `seed_stream='step'`: a hash of (`seed`, `step`) in [0, 2**31)."
     return int.from_bytes(hashlib.sha256(f'hibd-step-seed:{seed}:{step}'.encode()).digest()[:4], 'big') >> 1
 
+def replicate_seed(seed: int, # a call seed (>= 0)
+                   replicate: int # the harness's replicate index (> 0)
+                  ) -> int:
+    "The call seed of replicate `replicate` of a call at `seed`: a hash of (`seed`, `replicate`) in [0, 2**31)."
+    return int.from_bytes(hashlib.sha256(f'hibd-replicate-seed:{seed}:{replicate}'.encode()).digest()[:4], 'big') >> 1
+
 # %% ../nbs/06_rollout.ipynb #93488e71
 def _record(base: dict, ep: _Episode, t: int, msgs: list, obs: str, action: str | None, st, call: Call) -> dict:
     "The step record of step `t` (SPEC §5) before its proposal and terminal outcome are known."
@@ -275,7 +281,8 @@ def rollout(task: Task | str, # a task or task id
         raise ValueError(f'task {task.id}: replay needs K <= {len(task.trajectory)} (its trajectory length), got K={K}')
     if isinstance(proposals, (str, Path)): proposals = ProposalCache(proposals)
     deadline = None if wall_s is None else time.monotonic() + wall_s
-    call_seed = (lambda t: seed) if seed_stream == 'rollout' else (lambda t: step_seed(seed, t))
+    stream = (lambda t: seed) if seed_stream == 'rollout' else (lambda t: step_seed(seed, t))
+    call_seed = (lambda t: replicate_seed(stream(t), harness.replicate)) if harness.replicate else stream   # C0's own draws
     elicit = partial(_within, deadline, backend.elicit, temperature=temperature, max_tokens=max_tokens, max_retries=max_retries)
     ask = partial(_within, deadline, propose, backend=backend, temperature=temperature, max_tokens=min(max_tokens, 256), cache=proposals)
     executes, every = mode != 'imagined', not announce_horizon   # horizon sharing: every prefix K needs its own terminal outcome
@@ -291,7 +298,7 @@ def rollout(task: Task | str, # a task or task id
             if t == 0: st = ep.sess.begin(); action, obs, ep.step0 = None, st.observation, st.observation   # 1. what happens at step t
             else: action, st, obs = _STEPS[mode](ep, t)
             msgs = belief_messages(task, t, obs, ep.prev, ep.shown, shown_K, show_previous_belief)      # 2. the belief
-            call = elicit(messages=msgs, seed=call_seed(t), replicate=harness.replicate)   # C0: fresh samples
+            call = elicit(messages=msgs, seed=call_seed(t), replicate=harness.replicate)
             ep.rec_action = _recommended(call.belief)
             files = ws.snapshot() if executes else None
             rec = _record(base, ep, t, msgs, obs, action, st, call)

@@ -100,7 +100,7 @@ def test_sections_in_order_and_no_data_said(tmp_path):
     idx = json.loads((out/'index.json').read_text())
     assert [s['key'] for s in idx['sections']] == ['headline', 'header', 'coverage', 'main', 'long_horizon', 'theory', 'agreement', 'actions',
                                                    'unsafe_retry', 'calibration', 'sensitivity', 'grouped',
-                                                   'vocabulary', 'action_ablation', 'biwm']
+                                                   'vocabulary', 'action_ablation', 'biwm', 'controls']
     assert all(s['status'] != 'error' for s in idx['sections']), idx['sections']
     md = (out/'report.md').read_text()
     assert 'Long horizon: no data in this run: one horizon only (K = 3)' in md
@@ -112,13 +112,13 @@ def test_new_sections_in_order_on_quickstart(tmp_path):
     out = R.build_report(RUNS/'quickstart', tmp_path/'rep')
     idx = json.loads((out/'index.json').read_text())
     st = {s['key']: s['status'] for s in idx['sections']}
-    assert list(st)[-3:] == ['vocabulary', 'action_ablation', 'biwm'] and 'error' not in st.values(), st
-    assert (st['vocabulary'], st['action_ablation'], st['biwm']) == ('ok', 'ok', 'no data')
+    assert list(st)[-4:] == ['vocabulary', 'action_ablation', 'biwm', 'controls'] and 'error' not in st.values(), st
+    assert (st['vocabulary'], st['action_ablation'], st['biwm'], st['controls']) == ('ok', 'ok', 'no data', 'no data')
     md = (out/'report.md').read_text()
     heads = ['## 11. Grouped extension', '## 12. Exact vs semantic constraint matching (how much of D_arrival is vocabulary)',
              '## 13. D_act ablation', '## 14. BIWM components']
     assert all(h in md for h in heads) and [md.index(h) for h in heads] == sorted(md.index(h) for h in heads)
-    biwm = md[md.index(heads[3]):]
+    biwm = md[md.index(heads[3]):md.index('## 15. Controls')]
     assert biwm.count('\n\n') <= 4 and 'No BIWM harnesses in this run' in biwm       # heading, status and one line only
     # the semantic section embeds each distinct constraint string once, and relaxing equality can only lower D_set/D_arrival
     from hibd.schema import CONSTRAINT_SETS, normalise
@@ -204,7 +204,7 @@ def test_biwm_section_prints_declared_criterion(biwm_run, tmp_path):
     "A run with a wrapped harness gets the component table (CSV), its chart and the criterion declared in the config, printed above it."
     with no_section_failed(): out = R.build_report(biwm_run, tmp_path/'rep')
     idx = json.loads((out/'index.json').read_text())
-    sec = idx['sections'][-1]
+    sec = idx['sections'][-2]
     assert sec['key'] == 'biwm' and sec['status'] == 'partial', sec          # table shown; retry and alignment have no data
     assert all(s['status'] != 'error' for s in idx['sections']), idx['sections']
     md = (out/'report.md').read_text()
