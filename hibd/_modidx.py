@@ -110,6 +110,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                              'hibd.excess._fill': ('excess.html#_fill', 'hibd/excess.py'),
                              'hibd.excess._pilot_tasks': ('excess.html#_pilot_tasks', 'hibd/excess.py'),
                              'hibd.excess._seeds_with_beliefs': ('excess.html#_seeds_with_beliefs', 'hibd/excess.py'),
+                             'hibd.excess._top_shares': ('excess.html#_top_shares', 'hibd/excess.py'),
                              'hibd.excess.belief_distances': ('excess.html#belief_distances', 'hibd/excess.py'),
                              'hibd.excess.check_plan': ('excess.html#check_plan', 'hibd/excess.py'),
                              'hibd.excess.component_labelings': ('excess.html#component_labelings', 'hibd/excess.py'),

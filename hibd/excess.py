@@ -46,6 +46,11 @@ def excess_core(X: np.ndarray, # cells × S × S: X[c, i, j] = D(A at seed i, B 
     return np.stack(out, 1)
 
 # %% ../nbs/11b_excess.ipynb #a9cd9fd0
+def _top_shares(E_sets: list) -> tuple[float, list]:
+    "`(tol, shares)`: the tie tolerance of `E_sets` and, per task, the share of its labelings tied at its largest E."
+    tol = 1e-12 * max(1.0, sum(np.abs(e).max() for e in E_sets))     # float noise must not break ties
+    return tol, [float(np.mean(e >= e.max() - tol)) for e in E_sets]
+
 def seed_swap_p(E_sets, # one array per task: its excess under each labeling, observed first (rows of `excess_core`)
                 n_draws: int = 10_000, # random labelings where the exact count is above `exact_max`
                 exact_max: int = 2 ** 20, # enumerate every combination of labelings up to this many
@@ -56,8 +61,8 @@ def seed_swap_p(E_sets, # one array per task: its excess under each labeling, ob
     E_sets = [np.asarray(e, float) for e in E_sets]
     if not E_sets: return np.nan, np.nan, True
     T, obs = len(E_sets), np.mean([e[0] for e in E_sets])
-    tol = 1e-12 * max(1.0, sum(np.abs(e).max() for e in E_sets))     # float noise must not break ties
-    p_min = math.prod(float(np.mean(e >= e.max() - tol)) for e in E_sets)   # every task at its largest labeling
+    tol, top = _top_shares(E_sets)
+    p_min = math.prod(top)                                       # every task at its largest labeling
     if math.prod(len(e) for e in E_sets) <= exact_max:            # Python ints: no overflow
         S = np.zeros(1)
         for e in E_sets: S = (S[:, None] + e[None, :]).ravel()         # every combination, one task at a time
@@ -122,10 +127,16 @@ def seed_cells(pairs: pd.DataFrame, # cross rows at every pair of seeds and with
 def noise_components(E_sets # one array per task: its excess under each labeling (rows of `excess_core`), from a pilot
                     ) -> tuple[float, float]:
     "`(v_noise, v_tau)`: seed-noise variance of a task's E at the pilot's seeds, and variance of the true task effects."
-    obs = np.array([e[0] for e in E_sets], float)
-    v_noise = float(np.mean([np.mean((np.asarray(e) - np.mean(e)) ** 2) for e in E_sets]))
-    v_tau = max(0.0, float(obs.var(ddof=1)) - v_noise) if len(obs) > 1 else 0.0
-    return v_noise, v_tau
+    vn, vt = _components(np.array([e[0] for e in E_sets], float), np.array([np.var(e) for e in E_sets], float))
+    return float(vn), float(vt)
+
+def _components(E, v):
+    "`(v_noise, v_tau)` along the last axis (tasks; NaN where a pair lacks one): mean seed noise, task spread beyond it."
+    n = np.sum(~np.isnan(E), -1)                   # tasks per pair: a pair with one task has no task variance
+    with np.errstate(invalid='ignore', divide='ignore'):
+        vn = np.nansum(v, -1) / n
+        vt = np.maximum(0., np.nansum((E - (np.nansum(E, -1) / n)[..., None]) ** 2, -1) / (n - 1) - vn)
+    return vn, np.where((n > 1) & np.isfinite(vt), vt, 0.)
 
 def _design_se(n_tasks, n_seeds, v_noise, v_tau, pilot_seeds, alpha, resolution=1.):
     "`(se0, se1, reach)`: the pooled E's spread under the null and under an alternative; can the design reach `alpha`."
@@ -163,8 +174,7 @@ def p_resolution(E_sets # one array per task: its excess under each labeling (ro
                 ) -> float:
     "Share of the smallest p's bits the tasks deliver: mean of log2(1 / share of labelings at top) / log2(labelings)."
     E_sets = [np.asarray(e, float) for e in E_sets]
-    tol = 1e-12 * max(1.0, sum(np.abs(e).max() for e in E_sets))     # as `seed_swap_p`: float noise must not break ties
-    return float(np.mean([np.log2(len(e) / np.sum(e >= e.max() - tol)) / np.log2(len(e)) for e in E_sets]))
+    return float(np.mean([np.log2(1 / t) / np.log2(len(e)) for e, t in zip(E_sets, _top_shares(E_sets)[1])]))
 
 # %% ../nbs/11b_excess.ipynb #a34d0c21
 def plan_tasks(delta: float, # the excess divergence to detect
@@ -203,7 +213,7 @@ def t_interval(values, # one value per task (its E)
     "`(lo, hi)`: the `level` t-interval of the mean of `values` (n − 1 df); NaN for fewer than two values."
     v = np.asarray(values, float); n = len(v)
     if n < 2: return np.nan, np.nan
-    h = sps.t.ppf((1 + level) / 2, n - 1) * v.std(ddof=1) / np.sqrt(n)
+    h = sps.t.ppf((1 + level) / 2, n - 1) * sps.sem(v)     # not `sps.t.interval`: it gives NaN when every E is equal
     return float(v.mean() - h), float(v.mean() + h)
 
 # %% ../nbs/11b_excess.ipynb #d2c1b819
@@ -391,7 +401,7 @@ def task_intervals(e: np.ndarray, # studies × tasks: each study's task values (
                   ) -> dict:
     "Each candidate's interval for the mean over tasks, per study: `{method: (lo, hi)}`, arrays over studies."
     e = np.asarray(e, float); T = e.shape[1]; a = (1 - level) / 2
-    m, se = e.mean(1), e.std(1, ddof=1) / np.sqrt(T); h = sps.t.ppf(1 - a, T - 1) * se
+    m, se = e.mean(1), sps.sem(e, axis=1); h = sps.t.ppf(1 - a, T - 1) * se   # `sps.t.interval`: NaN at se = 0
     bs = e[:, np.random.default_rng(seed).integers(0, T, (B, T))]           # studies × B × T
     bm, bse = bs.mean(-1), bs.std(-1, ddof=1) / np.sqrt(T)
     with np.errstate(divide='ignore', invalid='ignore'): z = np.where(bse > 0, (bm - m[:, None]) / bse, 0.)
@@ -537,13 +547,6 @@ def _pilot_tasks(pairs, metric, ref):
     if u.empty: raise PairsError(f'plan_study: no pair with {ref!r} in the pilot')
     return u.assign(pair=u.harness_a + ' vs ' + u.harness_b)
 
-def _components(E, v):
-    "`(v_noise, v_tau)` along the last axis (tasks; NaN for a task a pair lacks), as `noise_components` computes them."
-    n = np.sum(~np.isnan(E), -1)                   # tasks per pair: a pair with one task has no task variance
-    with np.errstate(invalid='ignore', divide='ignore'):
-        vn = np.nansum(v, -1) / n
-        vt = np.maximum(0., np.nansum((E - (np.nansum(E, -1) / n)[..., None]) ** 2, -1) / (n - 1) - vn)
-    return vn, np.where((n > 1) & np.isfinite(vt), vt, 0.)
 
 # %% ../nbs/11b_excess.ipynb #488c4f67
 def plan_study(pairs: pd.DataFrame, # a pilot's pairs table with cross rows at every pair of seeds

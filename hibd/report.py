@@ -696,7 +696,7 @@ def control_verdict(t: pd.DataFrame, # the controls' excess table (its family st
                        + (f"detected (rejected at α = {alpha} in the controls' family)." if r.p_adj <= alpha
                           else f'NOT detected{f" ({design_words(r)})" if hasattr(r, "power") else ""}: '
                           'the instrument did not register even the positive control under this protocol, so '
-                          'a "not shown" on this run cannot tell a harness without effect from an instrument '
+                          'a "not shown" under this protocol cannot tell a harness without effect from an instrument '
                           'that sees none.'))
         else:
             out.append(f'Negative control {h} ({est}): ' + ('its E is near 0, as it should be (the interval covers 0).'
@@ -747,22 +747,16 @@ def borrowed_control(d: RunData, # a run without controls of its own
     for sib in sibling_controls(d):
         if sib.pairs_all is None: continue
         try: t = _controls_t(sib)
-        except (NoData, PairsError): continue
+        except NoData: continue
         c = t[t.family.str.startswith('controls') & (t.metric == 'D_belief')]
         pos = c[[_control_kind(b) == 'positive' or _control_kind(a) == 'positive'
                  for a, b in zip(c.harness_a, c.harness_b)]]
         if pos.empty: continue
-        r = pos.iloc[0]; h = r.harness_b if _control_kind(r.harness_b) else r.harness_a
+        r = pos.iloc[0]
         groups = ', '.join(sorted(sib.run.group.dropna().unique())) if 'group' in sib.run else ''
-        where = (f'run {sib.path.name}, beside this one: the same model, mode, temperature and prompt protocol, '
-                 f'{int(r.n_tasks)} {groups} tasks × {int(r.n_seeds)} seeds, K = {int(r.K)}')
-        est = f'E = {r.E:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}], p_adj = {r.p_adj:.3g}'
-        if r.p_adj <= alpha:
-            return (f'The positive control {h} under this protocol ({where}) was detected ({est}): '
-                    'the instrument registers a large fabricated change in what the model is shown.')
-        return (f'The positive control {h} under this protocol ({where}) was NOT detected ({est}; {design_words(r)}): '
-                'under this protocol the instrument did not register even a fabricated destroyed repository, '
-                'so a "not shown" here cannot tell a harness without effect from an instrument that sees none.')
+        return (f'Run {sib.path.name}, beside this one, was recorded under the same protocol '
+                f'(model, mode, temperature, prompt) on {int(r.n_tasks)} {groups} tasks × {int(r.n_seeds)} seeds, K = {int(r.K)}: '
+                + control_verdict(pos, alpha))
     return ''
 
 # %% ../nbs/15_report.ipynb #e9eb7f25
