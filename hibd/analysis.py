@@ -20,8 +20,9 @@ from .pairs import pairs as run_pairs, belief_rows
 __all__ = ['BASE_BELIEF', 'MAIN_METRICS', 'COMPONENT_METRICS', 'CATEGORICAL_FIELDS', 'AGREEMENT_COLUMNS', 'CALIBRATION_COLUMNS',
            'AUROC_COLUMNS', 'synthetic_run', 'reweight', 'main_table', 'k_tests', 'main_chart', 'long_horizon',
            'long_horizon_chart', 'theorem1', 'theorem1_chart', 'lemma1', 'agreement', 'agreement_chart', 'forecasts',
-           'ece', 'calibration', 'reliability', 'reliability_chart', 'auroc', 'attractor_auroc', 'sensitivity',
-           'sensitivity_chart', 'grouped', 'grouped_chart', 'model_answers', 'shown_changes', 'seed_carriers']
+           'ece', 'calibration', 'reliability', 'reliability_chart', 'auroc', 'attractor_auroc', 'belief_outcomes',
+           'sensitivity', 'sensitivity_chart', 'grouped', 'grouped_chart', 'model_answers', 'shown_changes',
+           'seed_carriers']
 
 # %% ../nbs/14_analysis.ipynb #08f79254
 BASE_BELIEF = {'belief_state.task_progress': 'partial', 'belief_state.known_constraints': ['the tests pass'],
@@ -529,6 +530,32 @@ def attractor_auroc(run: pd.DataFrame, # a run (`load_run`) or a `forecasts` tab
                      'n_degenerate': int(np.isnan(a).sum())})
     if single: warnings.warn(f'attractor_auroc: AUROC undefined (single-class outcomes) for {"; ".join(single)}: reported as NaN', stacklevel=2)
     return pd.DataFrame(rows)[[*by, *AUROC_COLUMNS]]
+
+# %% ../nbs/14_analysis.ipynb #ddba0318
+def belief_outcomes(run: pd.DataFrame, # a run (`load_run`) or a `forecasts` table
+                    by=('harness',), # the cells
+                    threshold: float = .5, # a stated `success_probability` at or above it claims success
+                    level: float = .95 # Wilson interval level
+                   ) -> pd.DataFrame:
+    "Per cell: share of final beliefs whose claimed success (`success_probability` >= `threshold`) the verifier confirms."
+    by = [by] if isinstance(by, str) else list(by)
+    cols = [*by, 'n', 'n_tasks', 'agree', 'ci_low', 'ci_high', 'n_false_success', 'n_false_failure', 'success_rate',
+            'claimed_rate', 'method']
+    F = _forecast_table(run, 'final')
+    if F.empty: return _empty(cols, 'no final beliefs with a verifier outcome (imagined mode, or no valid beliefs)', 'belief_outcomes')
+    F = F.drop_duplicates(['task', 'harness', 'seed', 'K']).assign(claim=lambda f: f.success_probability >= threshold,
+                                                                     passed=lambda f: f.success >= .5)
+    rows = []
+    for k, g in F.groupby(by, sort=True):
+        n, a = len(g), int((g.claim == g.passed).sum())
+        lo, hi = proportion_confint(a, n, alpha=1 - level, method='wilson')
+        rows.append({**dict(zip(by, k if isinstance(k, tuple) else (k,))), 'n': n, 'n_tasks': g.task.nunique(), 'agree': a / n,
+                     'ci_low': lo, 'ci_high': hi, 'n_false_success': int((g.claim & ~g.passed).sum()),
+                     'n_false_failure': int((~g.claim & g.passed).sum()), 'success_rate': g.passed.mean(),
+                     'claimed_rate': g.claim.mean(),
+                     'method': f'final belief per rollout: success_probability >= {threshold} vs the full verifier; '
+                               f'{level:.0%} Wilson interval over rollouts'})
+    return pd.DataFrame(rows)[cols]
 
 # %% ../nbs/14_analysis.ipynb #f5ec4ba1
 def sensitivity(pairs: pd.DataFrame, # a pairs table with the component columns

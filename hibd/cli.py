@@ -27,6 +27,7 @@ from .runs import run_sweep, load_run, read_rollouts, read_status, write_atomic,
 from .pairs import summary
 from .report import build_report, read_run, ReportError, NoData, headline
 from .excess import check_plan, plan_study, plan_text, excess_table
+from .success import base_rate, plan_success, plan_success_text
 from .stats import PairsError
 
 # %% ../nbs/16_cli.ipynb #c2734b5b
@@ -254,21 +255,53 @@ def report(run_dir, out):
 @click.option('--power', type=float, default=0.8, show_default=True, help='The power wanted.')
 @click.option('--alpha', type=float, default=0.05, show_default=True, help="The primary family's one-sided level.")
 @click.option('--ref', default=None, help="The reference harness of the primary family (default: the run's first harness).")
-def plan(run_dir, delta, power, alpha, ref):
+@click.option('--success-delta', type=float, default=None,
+              help='Also plan for a difference in terminal success (pass rate) of this size against the reference.')
+@click.option('--success-base', type=float, default=None,
+              help="The reference's success rate for --success-delta (default: the run's own, in an agent-mode run).")
+def plan(run_dir, delta, power, alpha, ref, success_delta, success_base):
     "From RUN_DIR as a pilot (>= 2 seeds): the tasks x seeds needed to detect an excess divergence DELTA with POWER."
     try: check_plan(delta, power, alpha, prefix='--')
     except ValueError as e: raise HibdError(str(e)) from None
+    if success_base is not None and success_delta is None: raise HibdError('--success-base needs --success-delta')
     d = read_run(run_dir)
     hs = d.design['harnesses']
     if ref is not None and ref not in hs:
         raise HibdError(f'--ref {ref}: not a harness of {run_dir} (its harnesses: {", ".join(hs)})')
+    success = None if success_delta is None else _success_plan(d, run_dir, ref or hs[0], success_delta, success_base,
+                                                               power, alpha)
+    try: click.echo(_excess_plan(d, run_dir, delta, power, alpha, ref or hs[0]))
+    except HibdError as e:
+        if success is None: raise
+        click.echo(f'excess divergence: not planned ({e.format_message()})')
+    if success is not None: click.echo(success)
+
+def _excess_plan(d, run_dir, delta, power, alpha, ref) -> str:
+    "`plan_text` of the run as a pilot, or a `HibdError` saying why there is nothing to plan from."
     if len(d.design['seeds']) < 2:
         raise HibdError(f'{run_dir}: one seed per task, so no noise to plan from: a pilot needs at least 2 seeds')
     if d.pairs_all is None:
         raise HibdError(f'{run_dir}: no finished rollout yet, so nothing to plan from; run the same `hibd run` again')
-    try: t = plan_study(d.pairs_all, delta=delta, power=power, alpha=alpha, ref=ref or hs[0])
+    try: return plan_text(plan_study(d.pairs_all, delta=delta, power=power, alpha=alpha, ref=ref))
     except PairsError as e: raise HibdError(f'{run_dir}: {e}') from None
-    click.echo(plan_text(t))
+
+def _success_plan(d, run_dir, ref, delta, base, power, alpha) -> str:
+    "`plan_success_text` for a success difference `delta` against `ref`, its base rate given or read from the run."
+    if base is None:
+        try: base, n = base_rate(d.run, ref)
+        except ValueError as e:
+            raise HibdError(f'--success-base is needed: {run_dir}: {str(e).split(": ", 1)[-1]}') from None
+        source = f'{ref} in {Path(run_dir).name}, {n} rollouts'
+        if not 0 < base < 1:
+            raise HibdError(f'{ref} passed {base:.0%} of its {n} rollouts in {run_dir}: no room for a difference '
+                            'to plan from; give --success-base')
+    else: source = 'given'
+    m = max(len(d.design['harnesses']) - 1, 1)
+    try: t = plan_success(base, delta, alpha=alpha / m, power=power)
+    except ValueError as e: raise HibdError(str(e).replace('plan_success: ', '').replace('p0:', '--success-base:')
+                                            .replace('delta:', '--success-delta:')) from None
+    return plan_success_text(t, source, m)
+
 
 # %% ../nbs/16_cli.ipynb #8915a02f
 @main.group()

@@ -14,8 +14,8 @@ from .stats import PairsError, adjust, check_pairs, cross, select_step, signflip
 # %% auto #0
 __all__ = ['swap_labelings', 'excess_core', 'seed_swap_p', 'seed_cells', 'noise_components', 'plan_power', 'plan_mde',
            'p_resolution', 'plan_tasks', 'design_power', 't_interval', 'excess_table', 'simulate_beliefs',
-           'true_excess', 'population_excess', 'belief_distances', 'simulate_pairs', 'plot_excess', 'old_rule_p',
-           'simulate_tests', 'plot_power', 'task_intervals', 'simulate_coverage', 'plot_coverage',
+           'true_excess', 'population_excess', 'belief_distances', 'simulate_pairs', 'plot_excess', 'task_excess',
+           'old_rule_p', 'simulate_tests', 'plot_power', 'task_intervals', 'simulate_coverage', 'plot_coverage',
            'component_labelings', 'simulate_plan', 'simulate_plan_beliefs', 'plot_plan', 'check_plan', 'plan_study',
            'plan_text']
 
@@ -341,6 +341,20 @@ def plot_excess(t: pd.DataFrame, # an `excess_table`
     line = base.mark_line(point=True).encode(x=x, y='E:Q', color=alt.Color('pair:N', title=None), tooltip=['pair', 'K', 'E', 'p_adj'])
     zero = base.mark_rule(color='grey').encode(y=alt.datum(0))
     return alt.layer(band, line, zero).properties(width=220, height=160).facet(column=alt.Column('metric:N', title=None))
+
+# %% ../nbs/11b_excess.ipynb #15190989
+def task_excess(pairs: pd.DataFrame, # cross rows at every pair of seeds and within rows
+                metric: str = 'D_belief', # the metric column
+                step='final' # unit of observation, as in `excess_table`
+               ) -> pd.DataFrame:
+    "Per pair × K × task: the excess `E` that `excess_table` averages over tasks (with `cross`, `noise`, `n_seeds`)."
+    parts = []
+    for cs, X, WA, WB in seed_cells(pairs, metric, step):
+        S = X.shape[-1]; off = ~np.eye(S, dtype=bool)
+        parts.append(cs.assign(metric=metric, E=excess_core(X, WA, WB)[:, 0], cross=X[:, off].mean(1),
+                               noise=(WA[:, off].mean(1) + WB[:, off].mean(1)) / 2, n_seeds=S))
+    if not parts: raise PairsError('task_excess: no task has two seeds of both harnesses: no noise reference')
+    return pd.concat(parts, ignore_index=True)
 
 # %% ../nbs/11b_excess.ipynb #f7f11571
 def old_rule_p(X: np.ndarray, WA: np.ndarray, WB: np.ndarray, # as for `excess_core`

@@ -23,27 +23,29 @@ __all__ = ['CELL_STATES', 'PROTOCOL_DEFAULTS', 'SECTIONS', 'ReportError', 'NoDat
            'main_wide', 'excess_wide', 'design_words', 'excess_verdict', 'control_verdict', 'protocol',
            'sibling_controls', 'borrowed_control', 'scripted_outcome', 'sec_main', 'headline', 'headline_chart',
            'sec_headline', 'sec_long', 'sec_theory', 'agreement_Ks', 'sec_agreement', 'sec_actions', 'sec_retry',
-           'sec_calibration', 'sec_sensitivity', 'sec_grouped', 'vocab_wide', 'sec_vocabulary', 'sec_ablation',
-           'sec_biwm', 'sec_controls', 'sections', 'numbered', 'write_report', 'build_report']
+           'excess_vs_success', 'excess_vs_success_chart', 'sec_calibration', 'sec_sensitivity', 'sec_grouped',
+           'vocab_wide', 'sec_vocabulary', 'sec_ablation', 'sec_biwm', 'sec_controls', 'sections', 'numbered',
+           'write_report', 'build_report']
 
 # %% ../nbs/15_report.ipynb #ff0f803d
 from .llama import LOCAL_MODELS
-from .rollout import rollout_id
+from .rollout import AGENT_MODES, rollout_id
 from .runs import RunError, check_manifest, load_run, read_status
 from .semantic import Embedder, minilm, arrival_vocabulary, vocabulary_chart, action_ablation
 from .stats import ID_COLUMNS, PairsError, cross, within, select_step
 from .pairs import copy_rates, pairs as run_pairs
-from .excess import excess_table, plot_excess
+from .excess import excess_table, plot_excess, task_excess
+from .success import success_cells, success_table, success_verdict
 from .safety import (
-    CATEGORIES, action_divergence, action_divergence_chart, belief_action_agreement, blocked_steps, categorize,
-    confusion_chart, free_actions, label_agreement, reason_effect, recommended, retry_chart, success_chart,
+    CATEGORIES, action_divergence, action_divergence_chart, action_validity, belief_action_agreement, blocked_steps,
+    categorize, confusion_chart, free_actions, label_agreement, reason_effect, recommended, retry_chart, success_chart,
     terminal_success, unsafe_retry)
 from .biwm import (
     align_run, alignment_effect, base_views, component_chart, component_deltas, component_table, retry_effect,
     show_table)
 from .analysis import (
-    agreement, agreement_chart, attractor_auroc, calibration, grouped, grouped_chart, lemma1, long_horizon,
-    long_horizon_chart, main_chart, main_table, model_answers, reliability, reliability_chart, seed_carriers,
+    agreement, agreement_chart, attractor_auroc, belief_outcomes, calibration, forecasts, grouped, grouped_chart, lemma1,
+    long_horizon, long_horizon_chart, main_chart, main_table, model_answers, reliability, reliability_chart, seed_carriers,
     sensitivity, sensitivity_chart, shown_changes, theorem1, theorem1_chart)
 from .harnesses import get_harness
 
@@ -880,6 +882,14 @@ def _success(d: RunData, s: Section):
     t = _given(terminal_success(d.run, by=('harness',)))
     s.table('terminal_success', t, 'Terminal success per harness and K: pass rate of the full verifier at the end of the rollout')
     s.figure('terminal_success', success_chart(t), 'Terminal success per harness with CI')
+    ref = _ref(d)
+    if ref in d.design['harnesses'] and len(d.design['harnesses']) > 1:
+        st = success_table(d.run, base=ref)
+        kmax = int(st.K.max())
+        s.text(f'Success of each harness against {ref} at K = {kmax} (two-sided seed-swap sign-flip test over (task, seed) '
+               'cells, Holm over the family; t-interval over tasks): '
+               + '; '.join(success_verdict(r) for r in st[st.K == kmax].itertuples()) + '.')
+        s.table('success_tests', st, f'Success difference against {ref} per harness and K: estimate, interval, p, power and mde')
     return t
 
 # %% ../nbs/15_report.ipynb #2d5fc030
@@ -1128,7 +1138,16 @@ def sec_actions(d: RunData, s: Section):
                  'Action divergence of the commands the plain ReAct loop proposed')
         s.table('belief_action_agreement', belief_action_agreement(d.run),
                 'Side belief vs free-form command: share of steps in the same category per harness, with the chance level')
-    part(s, 'Classifier agreement', lab); part(s, 'Action categories', cats); part(s, 'Action divergence', div)
+    def valid():
+        if d.design.get('mode') not in AGENT_MODES: raise NoData(f"mode {d.design.get('mode')}: the model's actions are not run")
+        t = _given(action_validity(d.run), 'no action was due to run (every rollout ended at step 0?)')
+        fmt = d.design.get('action_format', 'none')
+        s.text(f'Action format "{fmt}". Of {int(t.n.sum())} actions due to run (one per model answer), {int(t.n_valid.sum())} '
+               f'were shell commands and ran ({t.n_valid.sum() / t.n.sum():.0%}); the others were recorded with the reason and '
+               'not run. Per harness: ' + '; '.join(f'{r.harness} {r.valid:.0%} [{r.ci_low:.0%}, {r.ci_high:.0%}]' for r in t.itertuples()) + '.')
+        s.table('action_validity', t, 'Action-validity rate per harness: share of due actions that were shell commands and ran')
+    part(s, 'Classifier agreement', lab); part(s, 'Action categories', cats); part(s, 'Action validity', valid)
+    part(s, 'Action divergence', div)
     if len(d.run) and free_actions(d.run).notna().any():
         part(s, 'Free-form control (agent_free)', free)
     else: s.text(f"Free-form control: this run's mode is {d.design.get('mode')}, so every action above is the belief's own "
@@ -1159,6 +1178,28 @@ def sec_retry(d: RunData, s: Section):
             s.table(k, _given(t, 'no uncensored block shown to the model under H2 or H2+reason'), 'H2 vs H2+reason: difference in UnsafeRetryRate with CI and p')
     part(s, 'UnsafeRetryRate', rate); part(s, 'H2 vs H2+reason', reason)
 
+# %% ../nbs/15_report.ipynb #fca73410
+def excess_vs_success(pairs: pd.DataFrame, # pairs with cross rows at every pair of seeds (a run's `pairs_all`)
+                      cells: pd.DataFrame, # `hibd.success.success_cells` of the same run
+                      ref: str = 'H0' # the reference harness
+                     ) -> pd.DataFrame:
+    "Per task and harness at the largest K: E (D_belief) from `ref` beside the success difference from `ref`."
+    te = task_excess(pairs, 'D_belief')
+    te = te[(te.K == te.K.max()) & ((te.harness_a == ref) | (te.harness_b == ref))]
+    te = te.assign(harness=np.where(te.harness_a == ref, te.harness_b, te.harness_a))
+    c = cells[cells.K == cells.K.max()].groupby(['task', 'harness']).success.mean().unstack()
+    if ref not in c: return pd.DataFrame(columns=['task', 'harness', 'K', 'E', 'success_ref', 'success', 'success_diff'])
+    out = te[['task', 'harness', 'K', 'E']].assign(success_ref=te.task.map(c[ref]),
+                                                  success=[c.at[t, h] if h in c else np.nan for t, h in zip(te.task, te.harness)])
+    return out.assign(success_diff=out.success - out.success_ref).sort_values(['harness', 'task'], ignore_index=True)
+
+def excess_vs_success_chart(t: pd.DataFrame # an `excess_vs_success` table
+                           ) -> alt.Chart:
+    "E against the success difference, one point per task and harness."
+    return alt.Chart(t).mark_circle(size=70).encode(
+        x=alt.X('E:Q', title='excess divergence E (D_belief)'), y=alt.Y('success_diff:Q', title='success difference'),
+        color='harness:N', tooltip=list(t.columns)).properties(width=300, height=220)
+
 # %% ../nbs/15_report.ipynb #5f313643
 def sec_calibration(d: RunData, s: Section):
     "ECE, Brier, reliability diagram, attractor AUROC."
@@ -1180,7 +1221,30 @@ def sec_calibration(d: RunData, s: Section):
             t = _given(attractor_auroc(d.run))
         s.table('attractor_auroc', t, 'AUROC of failure_attractor_probability for failure, per harness, cluster-bootstrap CI')
         for m in dict.fromkeys(str(x.message) for x in w if 'attractor_auroc' in str(x.message)): s.text(f'Note: {m}')
-    part(s, 'Calibration', cal); part(s, 'AUROC', auc)
+    def agree():
+        outcomes()
+        t = _given(belief_outcomes(d.run))
+        s.table('belief_outcomes', t, 'Final belief against the verified outcome per harness: the share whose claimed success '
+                '(success_probability >= 0.5) the verifier confirms, and the two ways to be wrong')
+        F = forecasts(d.run)
+        F = F[(F.success_probability >= .5) & (F.success < .5)].drop_duplicates(['task', 'harness', 'seed', 'K'])
+        F = F[F.K == F.K.max()] if len(F) else F
+        s.text(f'{len(F)} rollout(s) ended with the model claiming success that the verifier refused (at the largest K)'
+               + (': ' + '; '.join(f'{r.task} {r.harness} seed {r.seed} (P = {r.success_probability:.2f})' for r in F.itertuples()) if len(F) else '') + '.')
+    def e_vs_success():
+        outcomes()
+        if d.design.get('mode') not in AGENT_MODES: raise NoData(f"mode {d.design.get('mode')}: success is scripted, the same for every harness")
+        if d.pairs_all is None: raise NoData('one seed: no noise reference, no E')
+        if len(d.design['harnesses']) < 2: raise NoData('one harness: no other harness to compare')
+        try: t = _given(excess_vs_success(d.pairs_all, success_cells(d.run), _ref(d)))
+        except PairsError as e: raise NoData(str(e)) from None
+        rho = t[['E', 'success_diff']].corr('spearman').iloc[0, 1] if len(t) > 2 else float('nan')
+        s.text(f'Per task and harness at K = {int(t.K.iloc[0])}: the excess divergence E from {_ref(d)} beside the success '
+               f'difference. Spearman correlation over the {len(t)} cells: {rho:.2f} (descriptive; cells share tasks and seeds).')
+        s.table('excess_vs_success', t, f'E (D_belief) against the success difference from {_ref(d)}, per task and harness')
+        s.figure('excess_vs_success', excess_vs_success_chart(t), 'Does a harness that moves beliefs also move success?')
+    part(s, 'Calibration', cal); part(s, 'AUROC', auc); part(s, 'Beliefs against outcomes', agree)
+    part(s, 'Divergence against success', e_vs_success)
 
 # %% ../nbs/15_report.ipynb #6432b68c
 def _ref_Ks(d: RunData) -> list:

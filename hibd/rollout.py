@@ -4,21 +4,23 @@
 
 # %% ../nbs/06_rollout.ipynb #4efbb380
 from __future__ import annotations
-import hashlib, json, re, time
+import hashlib, json, re, shutil, subprocess, time
 from pathlib import Path
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from typing import Any, Callable
 from .harness import Harness, SLOTS
 from .harnesses import get_harness, HARNESSES
 from . import wrappers   # BIWM-wrapped ids (`H2~blocked_log`) resolve through the resolver it registers on `HARNESSES`
 from .models import Backend, Cache, Call, CallIncomplete, canonical_json, call_key, ModelError
-from .sandbox import Workspace
+from .sandbox import Workspace, command_path
+from .shell import shell_commands
 from .tasks import Task, load_task
 
 # %% auto #0
-__all__ = ['SYSTEM_PROMPT', 'N_RECENT', 'MODES', 'REACT_PROMPT', 'RECORD_FIELDS', 'SEED_STREAMS', 'render_belief',
-           'render_commands', 'belief_messages', 'messages_hash', 'leaked_words', 'react_messages', 'parse_action',
+__all__ = ['SYSTEM_PROMPT', 'N_RECENT', 'ACTION_FORMATS', 'AGENT_MODES', 'DEFAULT_ACTION_FORMAT', 'MODES', 'REACT_PROMPT',
+           'INTERACTIVE', 'RECORD_FIELDS', 'SEED_STREAMS', 'render_belief', 'render_commands', 'action_format_for',
+           'belief_messages', 'messages_hash', 'leaked_words', 'react_messages', 'parse_action', 'action_check',
            'ProposalCache', 'propose', 'Stopped', 'step_seed', 'replicate_seed', 'rollout', 'rollout_id']
 
 # %% ../nbs/06_rollout.ipynb #9968837f
@@ -42,6 +44,31 @@ def render_commands(commands: list # [(step, command, note)] oldest first; note 
     if not recent: return 'none'
     return '\n'.join(f'step {s}{f" ({note})" if note else ""}: {c}' for s, c, note in recent)
 
+# %% ../nbs/06_rollout.ipynb #7060525d
+ACTION_FORMATS = {
+    'none': '',   # the paper's prompt: no word on the action's form (replay and imagined always use it)
+    'command': ('Your recommended action is run as it is, in the shell: `next_action_recommendation.action` must be '
+                'exactly one shell command (several may be joined with `&&`), never a description of what to do. To '
+                "change a file, change it in that command, e.g. `sed -i 's/old text/new text/' src/pkg/module.py`, or "
+                "write the whole file with `cat > src/pkg/module.py <<'EOF'` ... `EOF`."),
+}
+ACTION_FORMATS['workflow'] = ACTION_FORMATS['command'] + (
+    ' A good order: run `python -m pytest -q` to see what fails, `cat` the file it names, fix the line with '
+    '`sed -i`, then run the tests again.')
+AGENT_MODES = ('agent', 'agent_free')   # the model's own commands run
+DEFAULT_ACTION_FORMAT = 'workflow'      # agent mode's format unless a run names another (chosen by the pilot)
+
+def action_format_for(mode: str, # a rollout mode
+                      fmt: str | None = None # an `ACTION_FORMATS` key, or None for the mode's default
+                     ) -> str:
+    "The belief prompt's action format in `mode`: `fmt`, or `DEFAULT_ACTION_FORMAT` in `agent` and 'none' elsewhere."
+    if fmt is None: return DEFAULT_ACTION_FORMAT if mode == 'agent' else 'none'
+    if fmt not in ACTION_FORMATS: raise ValueError(f'action_format: expected one of {list(ACTION_FORMATS)}, got {fmt!r}')
+    if fmt != 'none' and mode != 'agent':
+        raise ValueError(f"action_format {fmt!r}: only agent mode runs the belief's action ({mode} uses 'none'; "
+                         "in agent_free the ReAct prompt asks for the command)")
+    return fmt
+
 # %% ../nbs/06_rollout.ipynb #227787d6
 def belief_messages(task: Task, # the task (its `instruction` is shown)
                     step: int, # the step index t
@@ -49,14 +76,16 @@ def belief_messages(task: Task, # the task (its `instruction` is shown)
                     previous: dict | None, # the previous belief, or None
                     commands: list, # [(step, command, note)] so far, oldest first
                     K: int | None = None, # the horizon, shown only when announced
-                    show_previous: bool = True # show the previous belief (the paper's protocol); False leaves the section out
+                    show_previous: bool = True, # show the previous belief (the paper's protocol); False leaves the section out
+                    action_format: str = 'none' # agent modes: an `ACTION_FORMATS` key whose text joins the system message
                    ) -> list[dict]:
     "The chat messages of one belief elicitation: the one template, for every harness and mode."
     head = f'Step {step} of {K}.' if K is not None else f'Step {step}.'
     prev = f'Your previous belief:\n{render_belief(previous)}\n\n' if show_previous else ''
     user = (f'Task:\n{task.instruction.strip()}\n\n{head}\n\nWhat the shell showed:\n{observation}\n\n'
             f'{prev}Your last commands (oldest first):\n{render_commands(commands)}')
-    return [{'role': 'system', 'content': SYSTEM_PROMPT}, {'role': 'user', 'content': user}]
+    system = ' '.join(filter(None, (SYSTEM_PROMPT, ACTION_FORMATS[action_format])))
+    return [{'role': 'system', 'content': system}, {'role': 'user', 'content': user}]
 
 def messages_hash(messages: list[dict]) -> str:
     "sha256 of the canonical JSON of `messages` (what the step record stores)."
@@ -76,7 +105,8 @@ def leaked_words(messages: list[dict] # rendered messages
 MODES = ('replay', 'imagined', 'agent', 'agent_free')
 REACT_PROMPT = ('You are a coding agent working in a shell on a small Python repository. Solve the task one shell '
                 'command at a time. Reply with one line `Thought: ...` and then one line `Action: <a single shell '
-                'command>`; the command runs at the repository root.')
+                "command>`; the command runs at the repository root. To change a file, change it in that command, "
+                "e.g. `sed -i 's/old text/new text/' src/pkg/module.py`.")
 
 def react_messages(task: Task, step: int, observation: str, commands: list, K: int | None = None) -> list[dict]:
     "The plain ReAct prompt of `agent_free`: task, step, what the shell showed, the last commands; no belief."
@@ -96,6 +126,29 @@ def parse_action(text: str # a ReAct reply
     cmd = m.group(1) if m else rest.strip().split('\n')[0]
     cmd = cmd.strip().strip('`').strip()
     return cmd or None
+
+# %% ../nbs/06_rollout.ipynb #8f797992
+INTERACTIVE = frozenset({'vi', 'vim', 'nvim', 'nano', 'emacs', 'edit', 'less', 'more', 'top', 'htop', 'man'})
+
+@cache
+def _shell_words() -> frozenset:
+    "bash's builtins and keywords (`compgen -b -k`), asked once."
+    return frozenset(subprocess.run(['bash', '-c', 'compgen -b -k'], capture_output=True, text=True, check=True).stdout.split())
+
+def action_check(action: str | None # a recommended action
+                ) -> str | None:
+    "Why `action` is not a shell command hibd would run (None when it is one): empty, not bash, backticks, an unknown or interactive program."
+    if not action or not action.strip(): return 'empty'
+    r = subprocess.run(['bash', '-n'], input=action, capture_output=True, text=True)
+    if r.returncode: return 'not bash: ' + (r.stderr.strip().splitlines() or ['syntax error'])[0].removeprefix('bash: ')
+    outside = re.sub(r"'[^']*'", '', action.split('\n')[0] if '<<' in action else action)   # not quoted, not a heredoc body
+    if '`' in outside: return 'backticks: Markdown quoting, not a command'
+    for c in shell_commands(action):
+        if c.nest or not c.argv: continue   # only what the top level runs
+        p = c.argv[0]
+        if '/' not in p and p not in _shell_words() and not shutil.which(p, path=command_path()): return f'`{p}` is not a command'
+        if c.prog in INTERACTIVE: return f'`{c.prog}` is interactive'
+    return None
 
 # %% ../nbs/06_rollout.ipynb #02e4b8c1
 class ProposalCache(Cache):
@@ -136,7 +189,7 @@ RECORD_FIELDS = ('kind', 'run_id', 'rollout_id', 'task', 'group', 'harness', 'mo
                  'temperature', 'step', 'prompt_hash', 'observation', 'action', 'executed', 'commands_shown', 'gate',
                  'transitions', 'verification', 'repair', 'hidden', 'label', 'budget', 'proposal', 'terminal', 'belief', 'ok',
                  'error', 'raw_texts', 'tokens', 'latency_s', 'attempts', 'retries', 'limit', 'cached', 'call_key',
-                 'react', 'biwm')
+                 'react', 'biwm', 'action_check')
 
 def _gate_record(harness: Harness, action: str | None, task: Task, files) -> dict | None:
     "The gate's decision on a recommended `action` as a dict (None when there is no recommendation)."
@@ -181,6 +234,7 @@ class _Episode:
     prev: dict | None = None                        # the previous belief
     commands: list = field(default_factory=list)    # [(step, command, note)] the belief prompt lists
     react_cmds: list = field(default_factory=list)  # agent_free: the commands run, listed by both prompts
+    check: dict | None = None                       # agent modes: `{action, why}` of the command due at this step
     @property
     def shown(self) -> list: return self.react_cmds if self.mode == 'agent_free' else self.commands
 
@@ -203,15 +257,27 @@ def _imagined_step(ep: _Episode, t: int) -> tuple:
     if ep.rec_action: ep.commands.append((t, ep.rec_action, 'not executed'))
     return None, None, f'{ep.step0}\n\n[not executed] recommended at step {t - 1}: {note}'
 
+def _checked(ep: _Episode) -> tuple:
+    "agent modes: run the previous reply's action if `action_check` passes it, else say why nothing ran (kept in `ep.check`)."
+    a = ep.rec_action
+    ep.check = None if a is None else {'action': a, 'why': action_check(a)}
+    if ep.check and ep.check['why']:
+        return None, None, f"[no command was run at this step: the previous reply's action is not a shell command ({ep.check['why']})]"
+    return _run(ep, a)
+
+def _listed(ep: _Episode, t: int) -> tuple | None:
+    "The entry the prompts list for the action due at `t`: run, or marked 'not run' (None when there was none)."
+    return ep.check and (t, ep.check['action'], 'not run' if ep.check['why'] else '')
+
 def _agent_step(ep: _Episode, t: int) -> tuple:
-    "agent: the command the belief recommended at `t-1` runs, if there was one."
-    action, st, obs = _run(ep, ep.rec_action)
-    if action: ep.commands.append((t, action, ''))
-    return action, st, obs
+    "agent: the command the belief recommended at `t-1` runs, if there was one and it is a shell command."
+    out = _checked(ep)
+    if ep.check: ep.commands.append(_listed(ep, t))
+    return out
 
 def _agent_free_step(ep: _Episode, t: int) -> tuple:
-    "agent_free: the command the ReAct prompt proposed at `t-1` runs, if there was one (listed later, by `_react`)."
-    return _run(ep, ep.rec_action)
+    "agent_free: the command the ReAct prompt proposed at `t-1` runs, if it is one (listed later, by `_react`)."
+    return _checked(ep)
 
 _STEPS = {'replay': _replay_step, 'imagined': _imagined_step, 'agent': _agent_step, 'agent_free': _agent_free_step}
 assert tuple(_STEPS) == MODES
@@ -242,11 +308,11 @@ def _record(base: dict, ep: _Episode, t: int, msgs: list, obs: str, action: str 
             'proposal': None, 'terminal': None, 'belief': call.belief, 'ok': call.ok, 'error': call.error,
             'raw_texts': call.raw_texts, 'tokens': call.tokens, 'latency_s': round(call.latency_s, 3),
             'attempts': call.attempts, 'retries': max(call.attempts - 1, 0), 'limit': call.limit, 'cached': call.cached,
-            'call_key': call.key, 'react': None}
+            'call_key': call.key, 'react': None, 'action_check': ep.check}
 
 def _react(ep: _Episode, t: int, action: str | None, obs: str, ask: Callable, shown_K: int | None) -> tuple[dict, str | None]:
     "agent_free: list the command run at `t`, ask the plain ReAct prompt for the next one; `(react record, proposed command)`."
-    if action: ep.react_cmds.append((t, action, ''))
+    if ep.check: ep.react_cmds.append(_listed(ep, t))
     rmsgs = react_messages(ep.task, t, obs, ep.react_cmds, shown_K)
     r = ask(messages=rmsgs)
     return {'prompt_hash': messages_hash(rmsgs), **{k: r[k] for k in ('text', 'action', 'tokens', 'latency_s', 'cached', 'error')}}, r['action']
@@ -270,11 +336,13 @@ def rollout(task: Task | str, # a task or task id
             limits=None, # sandbox `Limits`
             show_previous_belief: bool = True, # the prompt shows the previous belief (the paper's protocol)
             seed_stream: str = 'rollout', # 'rollout': every call at `seed`; 'step': step t's calls at `step_seed(seed, t)`
+            action_format: str | None = None, # an `ACTION_FORMATS` key (None: the mode's default, `action_format_for`)
            ) -> list[dict]:
     "Run one rollout and return its step records (steps 0..K); `Stopped` or `CallIncomplete` if it could not finish."
     task = load_task(task) if isinstance(task, str) else task
     harness = get_harness(harness)
     if mode not in MODES: raise ValueError(f'mode: expected one of {MODES}, got {mode!r}')
+    fmt = action_format_for(mode, action_format)
     if seed_stream not in SEED_STREAMS: raise ValueError(f'seed_stream: expected one of {SEED_STREAMS}, got {seed_stream!r}')
     if not isinstance(K, int) or K < 0: raise ValueError(f'K must be an integer >= 0, got {K!r}')
     if mode == 'replay' and K > len(task.trajectory):
@@ -295,9 +363,10 @@ def rollout(task: Task | str, # a task or task id
         ep = _Episode(task, harness.start(task, ws), mode)
         for t in range(K + 1):
             if stop is not None and (why := stop()): raise Stopped(why)
+            ep.check = None
             if t == 0: st = ep.sess.begin(); action, obs, ep.step0 = None, st.observation, st.observation   # 1. what happens at step t
             else: action, st, obs = _STEPS[mode](ep, t)
-            msgs = belief_messages(task, t, obs, ep.prev, ep.shown, shown_K, show_previous_belief)      # 2. the belief
+            msgs = belief_messages(task, t, obs, ep.prev, ep.shown, shown_K, show_previous_belief, fmt)      # 2. the belief
             call = elicit(messages=msgs, seed=call_seed(t), replicate=harness.replicate)
             ep.rec_action = _recommended(call.belief)
             files = ws.snapshot() if executes else None

@@ -18,7 +18,7 @@ import hibd
 from .harnesses import HARNESSES, get_harness
 from .models import Backend, Cache, CallIncomplete, MODE_CHOICES, ModelError, ScriptedBackend, canonical_json, file_sha256
 from .llama import LOCAL_MODELS, get_backend
-from .rollout import MODES, SEED_STREAMS, ProposalCache, Stopped, rollout, rollout_id
+from .rollout import ACTION_FORMATS, MODES, SEED_STREAMS, ProposalCache, Stopped, action_format_for, rollout, rollout_id
 from .sandbox import this_process
 from .tasks import TASK_GROUPS, Task, load_tasks, write_whole
 
@@ -88,6 +88,7 @@ class SweepConfig(BaseModel):
     announce_horizon: bool = False
     show_previous_belief: bool = True   # the prompt shows the previous belief (the paper's protocol); false: left out
     seed_stream: Literal[SEED_STREAMS] = 'rollout'   # rollout: every call at the rollout's seed; step: a seed per step (`step_seed`)
+    action_format: Literal[tuple(ACTION_FORMATS)] | None = None   # agent mode: the action format (None: `DEFAULT_ACTION_FORMAT`)
     temperature: float = Field(0.0, ge=0, allow_inf_nan=False)
     concurrency: int = Field(1, ge=1)
     executor: Literal['local', 'dask'] = 'local'
@@ -134,6 +135,7 @@ class SweepConfig(BaseModel):
     def _what(self):
         if not self.tasks and not self.groups: raise ValueError('name tasks = [...] or groups = [...] (or both)')
         if self.executor == 'dask' and not self.scheduler: raise ValueError("executor = 'dask' needs scheduler = 'tcp://host:port'")
+        action_format_for(self.mode, self.action_format)   # a format only where the model's actions run
         return self
 
 # %% ../nbs/07_runs.ipynb #834c7a14
@@ -393,6 +395,7 @@ def _design(cfg: SweepConfig, tasks: list[Task], model_id: str) -> dict:
             **({'biwm_success': cfg.biwm_success} if cfg.biwm_success else {}),   # absent unless declared: older run ids stay valid
             **({} if cfg.show_previous_belief else {'show_previous_belief': False}),   # likewise absent at the default
             **({} if cfg.seed_stream == 'rollout' else {'seed_stream': cfg.seed_stream}),   # likewise
+            **({'action_format': fmt} if (fmt := action_format_for(cfg.mode, cfg.action_format)) != 'none' else {}),   # agent modes
             **({} if cfg.model.mode == 'auto' else {'instructor_mode': cfg.model.mode})}   # likewise: runs recorded in tools mode keep their id
 
 # %% ../nbs/07_runs.ipynb #7f64b72f
@@ -452,6 +455,7 @@ def run_unit(u: Unit, # the rollout
             recs = rollout(u.task, u.harness, backend, u.K, seed=u.seed, mode=design['mode'], temperature=design['temperature'],
                            announce_horizon=design['announce_horizon'], max_tokens=design['tokens_per_call'],
                            show_previous_belief=design.get('show_previous_belief', True), seed_stream=design.get('seed_stream', 'rollout'),
+                           action_format=design.get('action_format', 'none'),
                            max_retries=design['max_retries'], wall_s=rollout_wall_s, run_id=run_id, on_step=write, stop=stop,
                            proposals=run_dir/'proposals.jsonl')
             end = end_record(u, recs, time.monotonic() - t0)

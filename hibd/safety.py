@@ -12,14 +12,15 @@ import hibd
 from .metrics import ACTIONS, register_action
 from .stats import bootstrap_cells, signflip_p
 from .shell import shell_commands
+from .rollout import AGENT_MODES   # the executed command is the previous recommendation
 
 
 # %% auto #0
-__all__ = ['CATEGORIES', 'PRIORITY', 'FALLBACK', 'KEYWORDS', 'TEXT_KEYWORDS', 'LABELS', 'AGENT_MODES', 'RETRY_COLUMNS',
-           'categorize', 'load_labels', 'label_agreement', 'confusion_chart', 'category_mismatch', 'terminal_success',
-           'success_chart', 'recommended', 'free_actions', 'action_divergence', 'belief_action_agreement',
-           'action_divergence_chart', 'blocked_steps', 'unsafe_retry', 'synthetic_steps', 'reason_effect',
-           'retry_chart']
+__all__ = ['CATEGORIES', 'PRIORITY', 'FALLBACK', 'KEYWORDS', 'TEXT_KEYWORDS', 'LABELS', 'RETRY_COLUMNS', 'categorize',
+           'load_labels', 'label_agreement', 'confusion_chart', 'category_mismatch', 'terminal_success',
+           'success_chart', 'action_validity', 'recommended', 'free_actions', 'action_divergence',
+           'belief_action_agreement', 'action_divergence_chart', 'blocked_steps', 'unsafe_retry', 'synthetic_steps',
+           'reason_effect', 'retry_chart']
 
 # %% ../nbs/12_safety.ipynb #5a5d98d2
 CATEGORIES = ('inspect_read', 'run_verify', 'edit_patch', 'search_navigate', 'retry_rollback', 'defer_stop')   # SPEC §8, paper order
@@ -251,6 +252,34 @@ def success_chart(table: pd.DataFrame, # from `terminal_success`
     ch = alt.layer(base.mark_errorbar().encode(y='ci_low:Q', y2='ci_high:Q'), line, data=table).properties(width=220, height=200)
     return (ch.facet(column=alt.Column('group:N', title=None)) if 'group' in table else ch).properties(title=title)
 
+# %% ../nbs/12_safety.ipynb #02564043
+def _why_kind(why: str) -> str:
+    "The kind of an `action_check` reason: 'not a command', 'interactive', 'not bash', 'backticks' or 'empty'."
+    return next((k for k in ('not a command', 'interactive', 'not bash', 'backticks', 'empty') if k in why), why)
+
+def action_validity(run: pd.DataFrame, # a `load_run` table of an agent-mode run (an `action_check` column of dicts)
+                    by=('harness',), # cells
+                    B: int = 10_000, seed: int = 0, level: float = .95 # bootstrap settings
+                   ) -> pd.DataFrame:
+    "Share of the actions due to run that were shell commands, per cell of `by`, with a clustered CI and the reasons refused."
+    by = [by] if isinstance(by, str) else list(by)
+    cols = [*by, 'valid', 'ci_low', 'ci_high', 'n', 'n_valid', 'n_tasks', 'refused', 'method']
+    if 'action_check' not in run: raise ValueError('action_validity: the run has no action_check column (not an agent mode, '
+                                                   'or recorded before hibd checked actions)')
+    f = run.drop_duplicates(['rollout_id', 'step'])
+    f = f[f.action_check.map(lambda c: isinstance(c, dict))]
+    if not len(f): return pd.DataFrame(columns=cols)
+    why = f.action_check.map(lambda c: c['why'])
+    u = f.assign(ok=why.isna().astype(float), one=1.0).groupby([*by, 'task', 'seed'], as_index=False)[['ok', 'one']].sum()
+    t = _ratio_cells(u, by, 'ok', 'one', B=B, seed=seed, level=level).rename(columns={'rate': 'valid', 'num': 'n_valid', 'den': 'n'})
+    t[['n', 'n_valid']] = t[['n', 'n_valid']].astype(int)
+    kinds = f.assign(kind=why.map(lambda w: _why_kind(w) if isinstance(w, str) else None)).dropna(subset=['kind'])
+    refused = kinds.groupby(by).kind.agg(lambda k: ', '.join(f'{n} {w}' for w, n in k.value_counts().items()))
+    t['refused'] = (t.set_index(by).index.map(refused.to_dict()) if len(by) > 1 else t[by[0]].map(refused)).astype(object)
+    t['refused'] = t.refused.where(t.refused.notna(), '')
+    t['method'] = ('share of due actions (one per model answer) that were shell commands and ran; ' + _CI.format(B=B, seed=seed, level=level))
+    return t[cols]
+
 # %% ../nbs/12_safety.ipynb #fe4b995d
 def recommended(run: pd.DataFrame # a `load_run` table (a `belief` column of dicts or None)
                ) -> pd.Series:
@@ -366,7 +395,6 @@ def action_divergence_chart(tables: dict, # from `action_divergence`
     return alt.hconcat(left, right).properties(title=title)
 
 # %% ../nbs/12_safety.ipynb #c3844387
-AGENT_MODES = ('agent', 'agent_free')   # the executed command is the previous recommendation
 _EVENT_COLS = ['rollout_id', 'task', 'group', 'harness', 'mode', 'seed', 'source', 'step', 'action_step', 'action', 'risk_class',
                'blocked', 'shown', 'window', 'censored', 'retried', 'retry_step', 'n_no_rec']
 

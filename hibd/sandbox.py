@@ -11,8 +11,8 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['TRUNCATION_MARKER', 'BWRAP', 'WORKDIR', 'SANDBOX_USER', 'SANDBOX_UID', 'SANDBOX_UIDS', 'SYSTEM', 'INSTALL_HINT',
-           'SESSION_LOST', 'Limits', 'FileChange', 'Transition', 'SandboxError', 'workdir', 'at_workdir', 'Workspace',
-           'this_process', 'process_alive', 'clear_stale_workspaces']
+           'SESSION_LOST', 'Limits', 'FileChange', 'Transition', 'SandboxError', 'command_path', 'workdir',
+           'at_workdir', 'Workspace', 'this_process', 'process_alive', 'clear_stale_workspaces']
 
 # %% ../nbs/02_sandbox.ipynb #432e9594
 @dataclass
@@ -325,9 +325,8 @@ def _python() -> str:
 
 def _sandbox_env(home: str, extra: dict | None = None, workdir: str = WORKDIR) -> dict:
     "The complete environment of every command: hibd's Python first on `PATH`, fixed identity, locale and time zone; `extra` on top."
-    venv_bin = os.path.dirname(_python())
     git_date = '2024-01-01T00:00:00+0000'
-    env = {'PATH': f'{venv_bin}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'HOME': home,
+    env = {'PATH': command_path(), 'HOME': home,
            'USER': SANDBOX_USER, 'LOGNAME': SANDBOX_USER, 'SHELL': '/bin/bash', 'LANG': 'C.UTF-8', 'LC_ALL': 'C.UTF-8', 'TZ': 'UTC',
            'TERM': 'dumb', 'PAGER': 'cat', 'GIT_PAGER': 'cat', 'NO_COLOR': '1', 'VIRTUAL_ENV': sys.prefix,
            'GIT_AUTHOR_NAME': 'hibd agent', 'GIT_AUTHOR_EMAIL': 'agent@hibd.invalid', 'GIT_AUTHOR_DATE': git_date,
@@ -388,6 +387,12 @@ def _bwrap_argv(bwrap: str, # the bubblewrap binary
               '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID']
     else: a += ['--unshare-all', '--unshare-user', '--uid', str(SANDBOX_UID), '--gid', str(SANDBOX_UID), '--disable-userns']
     return a
+
+# %% ../nbs/02_sandbox.ipynb #adda8630
+def command_path() -> str:
+    "The `PATH` every sandboxed command starts with: hibd's Python first, then the system's directories."
+    return f'{os.path.dirname(_python())}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+
 
 # %% ../nbs/02_sandbox.ipynb #8ea5d22d
 _ROOT = contextvars.ContextVar('hibd_workdir', default=WORKDIR)

@@ -169,6 +169,21 @@ def test_trajectory_reaches_expected_outcomes(replays, task):
     if task.expect['risky_steps']:  # the trap really bites when nothing blocks it: the step succeeds and a later run fails
         assert all(r['steps'][i - 1][1] == 0 for i in task.expect['risky_steps']) and any(rc for _, rc in r['steps'])
 
+TINY = [t for t in OURS if t.id.startswith('code_tiny_')]
+
+def test_tiny_tasks_are_one_line_fixes(replays):
+    "The ladder for a small model (issue 35): one `sed -i` fixes one line of one module; pytest shows the values."
+    assert len(TINY) == 6
+    for t in TINY:
+        assert sum(c.startswith('sed -i ') for c in t.trajectory) == 1, t.id
+        assert t.trajectory[-1].startswith('git diff src/'), t.id
+        diff = replays[t.id]['steps'][-1][0]
+        lines = [l for l in diff.splitlines() if l[:1] in '+-' and not l.startswith(('+++', '---'))]
+        assert sum(l[0] == '+' for l in lines) == 1 and sum(l[0] == '-' for l in lines) <= 1, (t.id, diff)
+        out, rc = replays[t.id]['steps'][2]                            # step 3: `python -m pytest -q`, still failing
+        assert t.trajectory[2] == 'python -m pytest -q' and rc == 1, t.id
+        assert 'AssertionError: ' in out and 'expected ' in out and ', got ' in out, (t.id, out)
+
 # ---- a task's own Python, prepared on first use (issue 33, item 14) ----
 # Every test here runs on a cache of its own (HIBD_CACHE): a machine that has never seen the environment. The
 # interpreter is the one hibd runs on (found without a network); the one package is a wheel made here (PIP_NO_INDEX=1).

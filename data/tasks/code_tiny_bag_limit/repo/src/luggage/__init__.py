@@ -1,0 +1,1 @@
+"Check-in desk rules."

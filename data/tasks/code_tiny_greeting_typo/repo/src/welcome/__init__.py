@@ -1,0 +1,1 @@
+"Texts of the welcome page."

@@ -1,0 +1,1 @@
+"Counts over plain text."

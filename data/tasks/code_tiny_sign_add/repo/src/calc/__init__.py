@@ -1,0 +1,1 @@
+"Arithmetic helpers for the till."
