@@ -537,20 +537,21 @@ def belief_outcomes(run: pd.DataFrame, # a run (`load_run`) or a `forecasts` tab
                     threshold: float = .5, # a stated `success_probability` at or above it claims success
                     level: float = .95 # Wilson interval level
                    ) -> pd.DataFrame:
-    "Per cell: share of final beliefs whose claimed success (`success_probability` >= `threshold`) the verifier confirms."
+    "Per cell: share of final beliefs whose claimed success (`success_probability` >= `threshold`) the verifier backs."
     by = [by] if isinstance(by, str) else list(by)
     cols = [*by, 'n', 'n_tasks', 'agree', 'ci_low', 'ci_high', 'n_false_success', 'n_false_failure', 'success_rate',
             'claimed_rate', 'method']
     F = _forecast_table(run, 'final')
-    if F.empty: return _empty(cols, 'no final beliefs with a verifier outcome (imagined mode, or no valid beliefs)', 'belief_outcomes')
+    if F.empty:
+        return _empty(cols, 'no final beliefs with a verifier outcome (imagined, or none valid)', 'belief_outcomes')
     F = F.drop_duplicates(['task', 'harness', 'seed', 'K']).assign(claim=lambda f: f.success_probability >= threshold,
                                                                      passed=lambda f: f.success >= .5)
     rows = []
     for k, g in F.groupby(by, sort=True):
         n, a = len(g), int((g.claim == g.passed).sum())
         lo, hi = proportion_confint(a, n, alpha=1 - level, method='wilson')
-        rows.append({**dict(zip(by, k if isinstance(k, tuple) else (k,))), 'n': n, 'n_tasks': g.task.nunique(), 'agree': a / n,
-                     'ci_low': lo, 'ci_high': hi, 'n_false_success': int((g.claim & ~g.passed).sum()),
+        rows.append({**dict(zip(by, k if isinstance(k, tuple) else (k,))), 'n': n, 'n_tasks': g.task.nunique(),
+                     'agree': a / n, 'ci_low': lo, 'ci_high': hi, 'n_false_success': int((g.claim & ~g.passed).sum()),
                      'n_false_failure': int((~g.claim & g.passed).sum()), 'success_rate': g.passed.mean(),
                      'claimed_rate': g.claim.mean(),
                      'method': f'final belief per rollout: success_probability >= {threshold} vs the full verifier; '

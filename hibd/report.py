@@ -44,9 +44,9 @@ from .biwm import (
     align_run, alignment_effect, base_views, component_chart, component_deltas, component_table, retry_effect,
     show_table)
 from .analysis import (
-    agreement, agreement_chart, attractor_auroc, belief_outcomes, calibration, forecasts, grouped, grouped_chart, lemma1,
-    long_horizon, long_horizon_chart, main_chart, main_table, model_answers, reliability, reliability_chart, seed_carriers,
-    sensitivity, sensitivity_chart, shown_changes, theorem1, theorem1_chart)
+    agreement, agreement_chart, attractor_auroc, belief_outcomes, calibration, forecasts, grouped, grouped_chart,
+    lemma1, long_horizon, long_horizon_chart, main_chart, main_table, model_answers, reliability, reliability_chart,
+    seed_carriers, sensitivity, sensitivity_chart, shown_changes, theorem1, theorem1_chart)
 from .harnesses import get_harness
 
 # %% ../nbs/15_report.ipynb #017c0c13
@@ -886,10 +886,11 @@ def _success(d: RunData, s: Section):
     if ref in d.design['harnesses'] and len(d.design['harnesses']) > 1:
         st = success_table(d.run, base=ref)
         kmax = int(st.K.max())
-        s.text(f'Success of each harness against {ref} at K = {kmax} (two-sided seed-swap sign-flip test over (task, seed) '
-               'cells, Holm over the family; t-interval over tasks): '
+        s.text(f'Success of each harness against {ref} at K = {kmax} (two-sided seed-swap sign-flip test over '
+               '(task, seed) cells, Holm over the family; t-interval over tasks): '
                + '; '.join(success_verdict(r) for r in st[st.K == kmax].itertuples()) + '.')
-        s.table('success_tests', st, f'Success difference against {ref} per harness and K: estimate, interval, p, power and mde')
+        s.table('success_tests', st, f'Success difference against {ref} per harness and K: estimate, interval, p, '
+                'power and mde')
     return t
 
 # %% ../nbs/15_report.ipynb #2d5fc030
@@ -1139,13 +1140,16 @@ def sec_actions(d: RunData, s: Section):
         s.table('belief_action_agreement', belief_action_agreement(d.run),
                 'Side belief vs free-form command: share of steps in the same category per harness, with the chance level')
     def valid():
-        if d.design.get('mode') not in AGENT_MODES: raise NoData(f"mode {d.design.get('mode')}: the model's actions are not run")
+        mode = d.design.get('mode')
+        if mode not in AGENT_MODES: raise NoData(f"mode {mode}: the model's actions are not run")
         t = _given(action_validity(d.run), 'no action was due to run (every rollout ended at step 0?)')
-        fmt = d.design.get('action_format', 'none')
-        s.text(f'Action format "{fmt}". Of {int(t.n.sum())} actions due to run (one per model answer), {int(t.n_valid.sum())} '
-               f'were shell commands and ran ({t.n_valid.sum() / t.n.sum():.0%}); the others were recorded with the reason and '
-               'not run. Per harness: ' + '; '.join(f'{r.harness} {r.valid:.0%} [{r.ci_low:.0%}, {r.ci_high:.0%}]' for r in t.itertuples()) + '.')
-        s.table('action_validity', t, 'Action-validity rate per harness: share of due actions that were shell commands and ran')
+        n, ok = int(t.n.sum()), int(t.n_valid.sum())
+        per = '; '.join(f'{r.harness} {r.valid:.0%} [{r.ci_low:.0%}, {r.ci_high:.0%}]' for r in t.itertuples())
+        s.text(f'Action format "{d.design.get("action_format", "none")}". Of {n} actions due to run (one per model '
+               f'answer), {ok} were shell commands and ran ({ok / n:.0%}); the others were recorded with the reason '
+               f'and not run. Per harness: {per}.')
+        s.table('action_validity', t, 'Action-validity rate per harness: share of due actions that were shell '
+                'commands and ran')
     part(s, 'Classifier agreement', lab); part(s, 'Action categories', cats); part(s, 'Action validity', valid)
     part(s, 'Action divergence', div)
     if len(d.run) and free_actions(d.run).notna().any():
@@ -1188,9 +1192,10 @@ def excess_vs_success(pairs: pd.DataFrame, # pairs with cross rows at every pair
     te = te[(te.K == te.K.max()) & ((te.harness_a == ref) | (te.harness_b == ref))]
     te = te.assign(harness=np.where(te.harness_a == ref, te.harness_b, te.harness_a))
     c = cells[cells.K == cells.K.max()].groupby(['task', 'harness']).success.mean().unstack()
-    if ref not in c: return pd.DataFrame(columns=['task', 'harness', 'K', 'E', 'success_ref', 'success', 'success_diff'])
-    out = te[['task', 'harness', 'K', 'E']].assign(success_ref=te.task.map(c[ref]),
-                                                  success=[c.at[t, h] if h in c else np.nan for t, h in zip(te.task, te.harness)])
+    cols = ['task', 'harness', 'K', 'E', 'success_ref', 'success', 'success_diff']
+    if ref not in c: return pd.DataFrame(columns=cols)
+    won = [c.at[t, h] if h in c else np.nan for t, h in zip(te.task, te.harness)]
+    out = te[['task', 'harness', 'K', 'E']].assign(success_ref=te.task.map(c[ref]), success=won)
     return out.assign(success_diff=out.success - out.success_ref).sort_values(['harness', 'task'], ignore_index=True)
 
 def excess_vs_success_chart(t: pd.DataFrame # an `excess_vs_success` table
@@ -1224,25 +1229,29 @@ def sec_calibration(d: RunData, s: Section):
     def agree():
         outcomes()
         t = _given(belief_outcomes(d.run))
-        s.table('belief_outcomes', t, 'Final belief against the verified outcome per harness: the share whose claimed success '
-                '(success_probability >= 0.5) the verifier confirms, and the two ways to be wrong')
+        s.table('belief_outcomes', t, 'Final belief against the verified outcome per harness: the share whose claimed '
+                'success (success_probability >= 0.5) the verifier confirms, and the two ways to be wrong')
         F = forecasts(d.run)
         F = F[(F.success_probability >= .5) & (F.success < .5)].drop_duplicates(['task', 'harness', 'seed', 'K'])
         F = F[F.K == F.K.max()] if len(F) else F
+        who = '; '.join(f'{r.task} {r.harness} seed {r.seed} (P = {r.success_probability:.2f})' for r in F.itertuples())
         s.text(f'{len(F)} rollout(s) ended with the model claiming success that the verifier refused (at the largest K)'
-               + (': ' + '; '.join(f'{r.task} {r.harness} seed {r.seed} (P = {r.success_probability:.2f})' for r in F.itertuples()) if len(F) else '') + '.')
+               + (f': {who}.' if len(F) else '.'))
     def e_vs_success():
         outcomes()
-        if d.design.get('mode') not in AGENT_MODES: raise NoData(f"mode {d.design.get('mode')}: success is scripted, the same for every harness")
+        mode = d.design.get('mode')
+        if mode not in AGENT_MODES: raise NoData(f'mode {mode}: success is scripted, the same for every harness')
         if d.pairs_all is None: raise NoData('one seed: no noise reference, no E')
         if len(d.design['harnesses']) < 2: raise NoData('one harness: no other harness to compare')
         try: t = _given(excess_vs_success(d.pairs_all, success_cells(d.run), _ref(d)))
         except PairsError as e: raise NoData(str(e)) from None
         rho = t[['E', 'success_diff']].corr('spearman').iloc[0, 1] if len(t) > 2 else float('nan')
-        s.text(f'Per task and harness at K = {int(t.K.iloc[0])}: the excess divergence E from {_ref(d)} beside the success '
-               f'difference. Spearman correlation over the {len(t)} cells: {rho:.2f} (descriptive; cells share tasks and seeds).')
-        s.table('excess_vs_success', t, f'E (D_belief) against the success difference from {_ref(d)}, per task and harness')
-        s.figure('excess_vs_success', excess_vs_success_chart(t), 'Does a harness that moves beliefs also move success?')
+        s.text(f'Per task and harness at K = {int(t.K.iloc[0])}: the excess divergence E from {_ref(d)} beside the '
+               f'success difference. Spearman correlation over the {len(t)} cells: {rho:.2f} (descriptive; cells share '
+               'tasks and seeds).')
+        s.table('excess_vs_success', t, f'E (D_belief) against the success difference from {_ref(d)}, per task and '
+                'harness')
+        s.figure('excess_vs_success', excess_vs_success_chart(t), 'Does a harness that moves beliefs move success?')
     part(s, 'Calibration', cal); part(s, 'AUROC', auc); part(s, 'Beliefs against outcomes', agree)
     part(s, 'Divergence against success', e_vs_success)
 

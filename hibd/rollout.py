@@ -63,7 +63,8 @@ def action_format_for(mode: str, # a rollout mode
                      ) -> str:
     "The belief prompt's action format in `mode`: `fmt`, or `DEFAULT_ACTION_FORMAT` in `agent` and 'none' elsewhere."
     if fmt is None: return DEFAULT_ACTION_FORMAT if mode == 'agent' else 'none'
-    if fmt not in ACTION_FORMATS: raise ValueError(f'action_format: expected one of {list(ACTION_FORMATS)}, got {fmt!r}')
+    if fmt not in ACTION_FORMATS:
+        raise ValueError(f'action_format: expected one of {list(ACTION_FORMATS)}, got {fmt!r}')
     if fmt != 'none' and mode != 'agent':
         raise ValueError(f"action_format {fmt!r}: only agent mode runs the belief's action ({mode} uses 'none'; "
                          "in agent_free the ReAct prompt asks for the command)")
@@ -76,8 +77,8 @@ def belief_messages(task: Task, # the task (its `instruction` is shown)
                     previous: dict | None, # the previous belief, or None
                     commands: list, # [(step, command, note)] so far, oldest first
                     K: int | None = None, # the horizon, shown only when announced
-                    show_previous: bool = True, # show the previous belief (the paper's protocol); False leaves the section out
-                    action_format: str = 'none' # agent modes: an `ACTION_FORMATS` key whose text joins the system message
+                    show_previous: bool = True, # show the previous belief (the paper's protocol); False: left out
+                    action_format: str = 'none' # agent mode: its `ACTION_FORMATS` text joins the system message
                    ) -> list[dict]:
     "The chat messages of one belief elicitation: the one template, for every harness and mode."
     head = f'Step {step} of {K}.' if K is not None else f'Step {step}.'
@@ -133,20 +134,22 @@ INTERACTIVE = frozenset({'vi', 'vim', 'nvim', 'nano', 'emacs', 'edit', 'less', '
 @cache
 def _shell_words() -> frozenset:
     "bash's builtins and keywords (`compgen -b -k`), asked once."
-    return frozenset(subprocess.run(['bash', '-c', 'compgen -b -k'], capture_output=True, text=True, check=True).stdout.split())
+    out = subprocess.run(['bash', '-c', 'compgen -b -k'], capture_output=True, text=True, check=True).stdout
+    return frozenset(out.split())
 
 def action_check(action: str | None # a recommended action
                 ) -> str | None:
-    "Why `action` is not a shell command hibd would run (None when it is one): empty, not bash, backticks, an unknown or interactive program."
+    "Why `action` is not a shell command hibd would run (None if it is): empty, not bash, backticks, no such program."
     if not action or not action.strip(): return 'empty'
     r = subprocess.run(['bash', '-n'], input=action, capture_output=True, text=True)
     if r.returncode: return 'not bash: ' + (r.stderr.strip().splitlines() or ['syntax error'])[0].removeprefix('bash: ')
-    outside = re.sub(r"'[^']*'", '', action.split('\n')[0] if '<<' in action else action)   # not quoted, not a heredoc body
+    outside = re.sub(r"'[^']*'", '', action.split('\n')[0] if '<<' in action else action)   # unquoted, no heredoc
     if '`' in outside: return 'backticks: Markdown quoting, not a command'
     for c in shell_commands(action):
         if c.nest or not c.argv: continue   # only what the top level runs
         p = c.argv[0]
-        if '/' not in p and p not in _shell_words() and not shutil.which(p, path=command_path()): return f'`{p}` is not a command'
+        if '/' not in p and p not in _shell_words() and not shutil.which(p, path=command_path()):
+            return f'`{p}` is not a command'
         if c.prog in INTERACTIVE: return f'`{c.prog}` is interactive'
     return None
 
@@ -258,11 +261,12 @@ def _imagined_step(ep: _Episode, t: int) -> tuple:
     return None, None, f'{ep.step0}\n\n[not executed] recommended at step {t - 1}: {note}'
 
 def _checked(ep: _Episode) -> tuple:
-    "agent modes: run the previous reply's action if `action_check` passes it, else say why nothing ran (kept in `ep.check`)."
+    "agent modes: run the previous reply's action if `action_check` passes it, else say why not (kept in `ep.check`)."
     a = ep.rec_action
     ep.check = None if a is None else {'action': a, 'why': action_check(a)}
     if ep.check and ep.check['why']:
-        return None, None, f"[no command was run at this step: the previous reply's action is not a shell command ({ep.check['why']})]"
+        return None, None, ("[no command was run at this step: the previous reply's action is not a shell command "
+                            f"({ep.check['why']})]")
     return _run(ep, a)
 
 def _listed(ep: _Episode, t: int) -> tuple | None:
@@ -366,7 +370,7 @@ def rollout(task: Task | str, # a task or task id
             ep.check = None
             if t == 0: st = ep.sess.begin(); action, obs, ep.step0 = None, st.observation, st.observation   # 1. what happens at step t
             else: action, st, obs = _STEPS[mode](ep, t)
-            msgs = belief_messages(task, t, obs, ep.prev, ep.shown, shown_K, show_previous_belief, fmt)      # 2. the belief
+            msgs = belief_messages(task, t, obs, ep.prev, ep.shown, shown_K, show_previous_belief, fmt)   # 2. belief
             call = elicit(messages=msgs, seed=call_seed(t), replicate=harness.replicate)
             ep.rec_action = _recommended(call.belief)
             files = ws.snapshot() if executes else None

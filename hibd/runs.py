@@ -18,7 +18,8 @@ import hibd
 from .harnesses import HARNESSES, get_harness
 from .models import Backend, Cache, CallIncomplete, MODE_CHOICES, ModelError, ScriptedBackend, canonical_json, file_sha256
 from .llama import LOCAL_MODELS, get_backend
-from .rollout import ACTION_FORMATS, MODES, SEED_STREAMS, ProposalCache, Stopped, action_format_for, rollout, rollout_id
+from .rollout import (ACTION_FORMATS, MODES, SEED_STREAMS, ProposalCache, Stopped, action_format_for, rollout,
+                          rollout_id)
 from .sandbox import this_process
 from .tasks import TASK_GROUPS, Task, load_tasks, write_whole
 
@@ -88,7 +89,7 @@ class SweepConfig(BaseModel):
     announce_horizon: bool = False
     show_previous_belief: bool = True   # the prompt shows the previous belief (the paper's protocol); false: left out
     seed_stream: Literal[SEED_STREAMS] = 'rollout'   # rollout: every call at the rollout's seed; step: a seed per step (`step_seed`)
-    action_format: Literal[tuple(ACTION_FORMATS)] | None = None   # agent mode: the action format (None: `DEFAULT_ACTION_FORMAT`)
+    action_format: Literal[tuple(ACTION_FORMATS)] | None = None   # agent mode's action format (None: the default)
     temperature: float = Field(0.0, ge=0, allow_inf_nan=False)
     concurrency: int = Field(1, ge=1)
     executor: Literal['local', 'dask'] = 'local'
@@ -395,7 +396,7 @@ def _design(cfg: SweepConfig, tasks: list[Task], model_id: str) -> dict:
             **({'biwm_success': cfg.biwm_success} if cfg.biwm_success else {}),   # absent unless declared: older run ids stay valid
             **({} if cfg.show_previous_belief else {'show_previous_belief': False}),   # likewise absent at the default
             **({} if cfg.seed_stream == 'rollout' else {'seed_stream': cfg.seed_stream}),   # likewise
-            **({'action_format': fmt} if (fmt := action_format_for(cfg.mode, cfg.action_format)) != 'none' else {}),   # agent modes
+            **({'action_format': f} if (f := action_format_for(cfg.mode, cfg.action_format)) != 'none' else {}),
             **({} if cfg.model.mode == 'auto' else {'instructor_mode': cfg.model.mode})}   # likewise: runs recorded in tools mode keep their id
 
 # %% ../nbs/07_runs.ipynb #7f64b72f

@@ -261,23 +261,28 @@ def action_validity(run: pd.DataFrame, # a `load_run` table of an agent-mode run
                     by=('harness',), # cells
                     B: int = 10_000, seed: int = 0, level: float = .95 # bootstrap settings
                    ) -> pd.DataFrame:
-    "Share of the actions due to run that were shell commands, per cell of `by`, with a clustered CI and the reasons refused."
+    "Share of due actions that were shell commands, per cell of `by`, with a clustered CI and the reasons refused."
     by = [by] if isinstance(by, str) else list(by)
     cols = [*by, 'valid', 'ci_low', 'ci_high', 'n', 'n_valid', 'n_tasks', 'refused', 'method']
-    if 'action_check' not in run: raise ValueError('action_validity: the run has no action_check column (not an agent mode, '
-                                                   'or recorded before hibd checked actions)')
+    if 'action_check' not in run:
+        raise ValueError('action_validity: the run has no action_check column (not an agent mode, '
+                         'or recorded before hibd checked actions)')
     f = run.drop_duplicates(['rollout_id', 'step'])
     f = f[f.action_check.map(lambda c: isinstance(c, dict))]
     if not len(f): return pd.DataFrame(columns=cols)
     why = f.action_check.map(lambda c: c['why'])
-    u = f.assign(ok=why.isna().astype(float), one=1.0).groupby([*by, 'task', 'seed'], as_index=False)[['ok', 'one']].sum()
-    t = _ratio_cells(u, by, 'ok', 'one', B=B, seed=seed, level=level).rename(columns={'rate': 'valid', 'num': 'n_valid', 'den': 'n'})
+    u = (f.assign(ok=why.isna().astype(float), one=1.0)
+          .groupby([*by, 'task', 'seed'], as_index=False)[['ok', 'one']].sum())
+    t = _ratio_cells(u, by, 'ok', 'one', B=B, seed=seed, level=level)
+    t = t.rename(columns={'rate': 'valid', 'num': 'n_valid', 'den': 'n'})
     t[['n', 'n_valid']] = t[['n', 'n_valid']].astype(int)
     kinds = f.assign(kind=why.map(lambda w: _why_kind(w) if isinstance(w, str) else None)).dropna(subset=['kind'])
     refused = kinds.groupby(by).kind.agg(lambda k: ', '.join(f'{n} {w}' for w, n in k.value_counts().items()))
-    t['refused'] = (t.set_index(by).index.map(refused.to_dict()) if len(by) > 1 else t[by[0]].map(refused)).astype(object)
+    r = t.set_index(by).index.map(refused.to_dict()) if len(by) > 1 else t[by[0]].map(refused)
+    t['refused'] = pd.Series(r, index=t.index, dtype=object)
     t['refused'] = t.refused.where(t.refused.notna(), '')
-    t['method'] = ('share of due actions (one per model answer) that were shell commands and ran; ' + _CI.format(B=B, seed=seed, level=level))
+    t['method'] = ('share of due actions (one per model answer) that were shell commands and ran; '
+                   + _CI.format(B=B, seed=seed, level=level))
     return t[cols]
 
 # %% ../nbs/12_safety.ipynb #fe4b995d

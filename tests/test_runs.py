@@ -323,14 +323,26 @@ def test_k20_slice_config():
 
 
 def test_free_control_config():
-    "The referee's free-form control: agent_free over code tasks, sampling as the replay record so its step-0 calls are reused."
+    "The referee's free-form control: agent_free over closed_code's tasks and seeds, sampling as closed_code, no format."
     from hibd.runs import resolve_tasks, units
     root = Path(__file__).parent.parent/'configs'
-    fc, rec = load_config(root/'free_control.toml'), load_config(root/'record_code.toml')
+    fc, cc = load_config(root/'free_control.toml'), load_config(root/'closed_code.toml')
     tasks = resolve_tasks(fc, str(root/'free_control.toml'))
-    assert fc.mode == 'agent_free' and {t.group for t in tasks} == {'code'} and len(tasks) == 4
-    assert set(fc.harnesses) < set(rec.harnesses) and fc.seeds == rec.seeds and fc.temperature == rec.temperature
-    assert fc.reuse == ['../data/runs/record_code'] and sum(u.K + 1 for u in units(fc, tasks)) == 4 * 3 * 3 * 6
+    assert fc.mode == 'agent_free' and [t.id for t in tasks] == cc.tasks and fc.action_format is None
+    assert set(fc.harnesses) < set(cc.harnesses) and fc.seeds == cc.seeds and fc.temperature == cc.temperature
+    assert sum(u.K + 1 for u in units(fc, tasks)) == 6 * 3 * 3 * 5
+
+
+def test_closed_loop_configs():
+    "closed_code: every one-line task (none selected on a pilot's outcome), previous belief hidden, reusing its pilot; closed_risky."
+    from hibd.runs import resolve_tasks
+    root = Path(__file__).parent.parent/'configs'
+    cc, pt, cr = (load_config(root/f'{n}.toml') for n in ('closed_code', 'pilot_tiny_noprev', 'closed_risky'))
+    assert sorted(cc.tasks) == sorted(pt.tasks) == sorted(t.id for t in resolve_tasks(cc) if t.id.startswith('code_tiny_'))
+    assert cc.mode == pt.mode == cr.mode == 'agent' and cc.action_format == pt.action_format == 'workflow'
+    assert cc.reuse == ['../data/runs/pilot_tiny_noprev'] and set(pt.seeds) < set(cc.seeds) and cc.temperature == pt.temperature
+    assert not cc.show_previous_belief and not pt.show_previous_belief and not cr.show_previous_belief
+    assert cr.harnesses == ['H0', 'H2', 'H2+reason'] and {t.group for t in resolve_tasks(cr)} == {'risky_cmd'}
 
 
 def test_negative_seed_refused(tmp_path):
