@@ -394,9 +394,11 @@ def test_biwm_configs():
     for c, rec in ((code, 'record_code.toml'), (risky, 'record_risky.toml')):   # the record whose calls it reuses: same sampling, seed 0 in it
         r = load_config(root/rec)
         assert c.reuse == [f'../data/runs/{r.name}'] and (r.temperature, r.mode, r.announce_horizon) == (c.temperature, c.mode, c.announce_horizon)
-        assert 0 in r.seeds and max(r.K) >= max(c.K) and set(r.harnesses) <= set(c.harnesses) and r.groups == c.groups
+        assert 0 in r.seeds and max(r.K) >= max(c.K) and set(r.harnesses) <= set(c.harnesses)
+        assert (r.groups, r.tasks) == (c.groups, c.tasks)
     wr = lambda c, w: sorted(parse_id(h)[0] for h in c.harnesses if parse_id(h)[1] == w)
-    assert code.groups == ['code'] and wr(code, ('canon',)) == ['H1', 'H2', 'H3', 'H4', 'H5']
+    assert {t.group for t in resolve_tasks(code)} == {'code'} and len(code.tasks) == 8   # the paper-style code tasks
+    assert wr(code, ('canon',)) == ['H1', 'H2', 'H3', 'H4', 'H5']
     assert wr(code, ('blocked_log',)) == wr(code, ('shadow',)) == ['H2', 'H2+reason'] == wr(risky, ('blocked_log',)) == wr(risky, ('shadow',))
     assert wr(code, ('repair_log',)) == ['H3'] and wr(code, ('vmask',)) == ['H4', 'H5']
     assert wr(code, ORDER) == ['H1', 'H2', 'H2+reason', 'H3', 'H4', 'H5'] and risky.groups == ['risky_cmd']
