@@ -544,8 +544,8 @@ def belief_outcomes(run: pd.DataFrame, # a run (`load_run`) or a `forecasts` tab
     F = _forecast_table(run, 'final')
     if F.empty:
         return _empty(cols, 'no final beliefs with a verifier outcome (imagined, or none valid)', 'belief_outcomes')
-    F = F.drop_duplicates(['task', 'harness', 'seed', 'K']).assign(claim=lambda f: f.success_probability >= threshold,
-                                                                     passed=lambda f: f.success >= .5)
+    F = F[F.K == F.K.max()].drop_duplicates(['task', 'harness', 'seed'])   # one per rollout: its end, K prefixes once
+    F = F.assign(claim=F.success_probability >= threshold, passed=F.success >= .5)
     rows = []
     for k, g in F.groupby(by, sort=True):
         n, a = len(g), int((g.claim == g.passed).sum())
@@ -554,8 +554,8 @@ def belief_outcomes(run: pd.DataFrame, # a run (`load_run`) or a `forecasts` tab
                      'agree': a / n, 'ci_low': lo, 'ci_high': hi, 'n_false_success': int((g.claim & ~g.passed).sum()),
                      'n_false_failure': int((~g.claim & g.passed).sum()), 'success_rate': g.passed.mean(),
                      'claimed_rate': g.claim.mean(),
-                     'method': f'final belief per rollout: success_probability >= {threshold} vs the full verifier; '
-                               f'{level:.0%} Wilson interval over rollouts'})
+                     'method': f'final belief per rollout (largest K): success_probability >= {threshold} vs the '
+                               f'full verifier; {level:.0%} Wilson interval over rollouts'})
     return pd.DataFrame(rows)[cols]
 
 # %% ../nbs/14_analysis.ipynb #f5ec4ba1
