@@ -5,24 +5,27 @@
 # %% ../nbs/14_analysis.ipynb #d3e6bcd2
 from __future__ import annotations
 import json, warnings
+from pathlib import Path
+from typing import Literal, get_args, get_origin
 import numpy as np, pandas as pd
 import altair as alt
 from scipy import stats as sps
 from statsmodels.stats.proportion import proportion_confint
-from .schema import ORDINALS, FAILURE_MODES, to_table, example_belief
+from .schema import ORDINALS, FAILURE_MODES, Belief, to_table, example_belief
 from .metrics import COMPONENTS, WEIGHT_PRESETS, resolve_weights, components, divergence, lemma1_applies, check_lemma1
 from .stats import (PairsError, RESULT_COLUMNS, check_pairs, select_step, cross, within, bootstrap_cells, cluster_weights,
                         signflip_p, adjust, describe, compare, c3_check, C3_NOTE, weight_sensitivity, plot_estimates,
                         synthetic_pairs)
+from .runs import load_run
 from .pairs import pairs as run_pairs, belief_rows
 
 # %% auto #0
-__all__ = ['BASE_BELIEF', 'MAIN_METRICS', 'COMPONENT_METRICS', 'CATEGORICAL_FIELDS', 'AGREEMENT_COLUMNS', 'CALIBRATION_COLUMNS',
-           'AUROC_COLUMNS', 'synthetic_run', 'reweight', 'main_table', 'k_tests', 'main_chart', 'long_horizon',
-           'long_horizon_chart', 'theorem1', 'theorem1_chart', 'lemma1', 'agreement', 'agreement_chart', 'forecasts',
-           'ece', 'calibration', 'reliability', 'reliability_chart', 'auroc', 'attractor_auroc', 'belief_outcomes',
-           'sensitivity', 'sensitivity_chart', 'grouped', 'grouped_chart', 'model_answers', 'shown_changes',
-           'seed_carriers']
+__all__ = ['BASE_BELIEF', 'BELIEF_COLUMNS', 'MAIN_METRICS', 'COMPONENT_METRICS', 'CATEGORICAL_FIELDS', 'AGREEMENT_COLUMNS',
+           'CALIBRATION_COLUMNS', 'AUROC_COLUMNS', 'synthetic_run', 'model_answers', 'load_beliefs', 'reweight',
+           'main_table', 'k_tests', 'main_chart', 'long_horizon', 'long_horizon_chart', 'theorem1', 'theorem1_chart',
+           'lemma1', 'agreement', 'agreement_chart', 'forecasts', 'ece', 'calibration', 'reliability',
+           'reliability_chart', 'auroc', 'attractor_auroc', 'belief_outcomes', 'sensitivity', 'sensitivity_chart',
+           'grouped', 'grouped_chart', 'shown_changes', 'seed_carriers']
 
 # %% ../nbs/14_analysis.ipynb #08f79254
 BASE_BELIEF = {'belief_state.task_progress': 'partial', 'belief_state.known_constraints': ['the tests pass'],
@@ -58,6 +61,59 @@ def synthetic_run(n_tasks: int = 4, # tasks t0, t1, ...
     df = pd.DataFrame(rows)
     for c in ('K', 'step', 'seed', 'K_rollout'): df[c] = df[c].astype('int64')
     return df.sort_values(['task', 'harness', 'seed', 'K', 'step'], kind='stable').reset_index(drop=True)
+
+# %% ../nbs/14_analysis.ipynb #e8459e56
+def model_answers(run: pd.DataFrame # a run (`hibd.runs.load_run`): step records, K prefixes expanded
+                 ) -> pd.DataFrame:
+    "One row per model answer: each rollout step of `run` once (a rollout to K = 8 answers 9 times), with `horizon`."
+    if not len(run): return run.assign(horizon=pd.Series(dtype=int))
+    rid = (run.rollout_id if 'rollout_id' in run
+           else run.task.astype(str) + '|' + run.harness + '|' + run.seed.astype(str))
+    a = run.assign(horizon=run.K.groupby(rid).transform('max'), _rid=rid)
+    return (a.sort_values('K', kind='stable').drop_duplicates(['_rid', 'step'], keep='last')
+             .drop(columns='_rid').reset_index(drop=True))
+
+
+# %% ../nbs/14_analysis.ipynb #16d57f41
+BELIEF_COLUMNS = tuple(f'{block}.{name}' for block, f in Belief.model_fields.items()
+                       for name in f.annotation.model_fields)
+
+# %% ../nbs/14_analysis.ipynb #9675fba6
+_FIELD_TYPES = {f'{block}.{name}': fi.annotation for block, f in Belief.model_fields.items()
+                for name, fi in f.annotation.model_fields.items()}
+_ANSWER_KEYS = ('task', 'group', 'harness', 'seed', 'K_rollout', 'step', 'rollout_id')
+_FAILURE_COLUMNS = ('ok', 'error', 'limit', 'raw_texts')
+
+def _belief_column(name: str, values: list, index: pd.Index) -> pd.Series:
+    "The values of the belief field `name` (None: no valid belief) as a column typed from its schema annotation."
+    t = _FIELD_TYPES[name]
+    if get_origin(t) is Literal:
+        return pd.Series(pd.Categorical(values, categories=get_args(t), ordered=name.split('.')[1] in ORDINALS),
+                         index=index)
+    if get_origin(t) is list: return pd.Series(values, index=index, dtype=object)
+    if t is int: return pd.Series(values, index=index, dtype='Int64')
+    if t is float: return pd.Series([np.nan if v is None else v for v in values], index=index, dtype=float)
+    return pd.Series(values, index=index, dtype='str')
+
+def _belief_columns(beliefs: pd.Series, valid: list) -> pd.DataFrame:
+    "`BELIEF_COLUMNS` of `beliefs` (dicts in the SPEC §2 shape); missing where `valid` is False."
+    get = lambda name: [b[name.split('.')[0]][name.split('.')[1]] if v else None for b, v in zip(beliefs, valid)]
+    return pd.DataFrame({name: _belief_column(name, get(name), beliefs.index) for name in BELIEF_COLUMNS})
+
+# %% ../nbs/14_analysis.ipynb #6e127512
+def load_beliefs(run: pd.DataFrame | str | Path # a run (`hibd.runs.load_run`, K prefixes expanded or not) or its dir
+                ) -> pd.DataFrame:
+    "One row per model answer of `run`: its keys, `ok` and the failure columns, the belief as `BELIEF_COLUMNS`."
+    if not isinstance(run, pd.DataFrame): run = load_run(run, expand=False)
+    first = (*_ANSWER_KEYS, *_FAILURE_COLUMNS)
+    if not len(run): run = run.reindex(columns=list(dict.fromkeys([*first, 'belief', *run.columns])))
+    a = model_answers(run)
+    a = a.assign(ok=a.ok.astype(bool), **({} if 'K_rollout' in a else {'K_rollout': a.horizon}))
+    bel = _belief_columns(a.belief, [bool(ok) and isinstance(b, dict) for ok, b in zip(a.ok, a.belief)])
+    first = [c for c in first if c in a]
+    rest = [c for c in a if c not in (*first, 'belief', 'K', 'horizon')]
+    return (pd.concat([a[first], bel, a[rest]], axis=1)
+              .sort_values(['task', 'harness', 'seed', 'K_rollout', 'step'], kind='stable').reset_index(drop=True))
 
 # %% ../nbs/14_analysis.ipynb #dcf4c8a9
 def reweight(pairs: pd.DataFrame, # a pairs table with the component columns `D_cat` ... `D_act`
@@ -643,18 +699,6 @@ def grouped_chart(res: dict, # a `grouped` result
     bars = base.mark_rule().encode(x='ci_low:Q', x2='ci_high:Q')
     return (alt.layer(bars, pts, data=d).facet(row=alt.Row('group:N', title=None)).resolve_scale(y='independent')
             .properties(title=f'{title} (K={K})'))
-
-# %% ../nbs/14_analysis.ipynb #e8459e56
-def model_answers(run: pd.DataFrame # a run (`hibd.runs.load_run`): step records, K prefixes expanded
-                 ) -> pd.DataFrame:
-    "One row per model answer: each rollout step of `run` once (a rollout to K = 8 answers 9 times), with `horizon`."
-    if not len(run): return run.assign(horizon=pd.Series(dtype=int))
-    rid = (run.rollout_id if 'rollout_id' in run
-           else run.task.astype(str) + '|' + run.harness + '|' + run.seed.astype(str))
-    a = run.assign(horizon=run.K.groupby(rid).transform('max'), _rid=rid)
-    return (a.sort_values('K', kind='stable').drop_duplicates(['_rid', 'step'], keep='last')
-             .drop(columns='_rid').reset_index(drop=True))
-
 
 # %% ../nbs/14_analysis.ipynb #95f41714
 def _changed(a: pd.Series, b: pd.Series) -> np.ndarray:

@@ -4,37 +4,64 @@
 
 # %% ../nbs/16_cli.ipynb #eec258e1
 from __future__ import annotations
-import errno, json, shlex, sys, time, traceback
+import errno, json, shlex, sys, time, traceback, warnings
 from pathlib import Path
 import click
-import pandas as pd
-from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['USER_ERRORS', 'WRITE_ERRNOS', 'TOP', 'HarnessIdError', 'HibdError', 'HibdGroup', 'lookup_harness', 'main',
-           'help_text', 'summary_table', 'run_outcome', 'first_screen', 'run', 'report', 'plan', 'tasks', 'tasks_list',
-           'tasks_check', 'tasks_prepare', 'tasks_import_swebench', 'tasks_import_tbench', 'sandbox', 'sandbox_exec',
-           'serve']
+__all__ = ['WRITE_ERRNOS', 'TOP', 'LazyChoice', 'LazyHelp', 'HarnessIdError', 'user_errors', 'HibdError', 'HibdGroup',
+           'lookup_harness', 'main', 'help_text', 'summary_table', 'run_outcome', 'first_screen', 'run', 'report',
+           'plan', 'tasks', 'tasks_list', 'tasks_check', 'tasks_prepare', 'tasks_import_swebench',
+           'tasks_import_tbench', 'sandbox', 'sandbox_exec', 'serve']
 
-# %% ../nbs/16_cli.ipynb #194dcf77
-from .tasks import load_tasks, load_task, prepare, EnvError, TaskError, TASK_GROUPS, TASKS_DIR
-from .bench import swebench_tasks, tbench_task
-from .llama import WEIGHT_LAYOUTS, serve as serve_model
-from .sandbox import Workspace, SandboxError
-from .harnesses import HARNESSES, get_harness, check_task
-from .models import ModelError, MODE_CHOICES
-from .runs import run_sweep, load_run, read_rollouts, read_status, write_atomic, ConfigError, RunLocked, RunError
-from .pairs import summary
-from .report import build_report, read_run, ReportError, NoData, headline
-from .excess import check_plan, plan_study, plan_text, excess_table
-from .success import base_rate, plan_success, plan_success_text
-from .stats import PairsError
+# %% ../nbs/16_cli.ipynb #4aca1273
+class LazyChoice(click.Choice):
+    "A `click.Choice` whose choices come from `get()` when first needed (help, validation), not at import."
+    def __init__(self, get, # returns the choices, e.g. `lambda: MODE_CHOICES` imported inside
+                 case_sensitive: bool = True):
+        self._get, self._choices, self.case_sensitive = get, None, case_sensitive
+    @property
+    def choices(self):
+        if self._choices is None: self._choices = tuple(self._get())
+        return self._choices
+
+class LazyHelp(click.Option):
+    "A `click.Option` whose help line is `lazy_help()`, built when `--help` is shown (e.g. the registered harnesses)."
+    def __init__(self, *args, lazy_help, **kw): super().__init__(*args, **kw); self.lazy_help = lazy_help
+    def get_help_record(self, ctx):
+        self.help = self.lazy_help()
+        return super().get_help_record(ctx)
+
+# %% ../nbs/16_cli.ipynb #6783abb7
+def _mode_choices():
+    from hibd.models import MODE_CHOICES
+    return MODE_CHOICES
+
+def _task_groups():
+    from hibd.tasks import TASK_GROUPS
+    return TASK_GROUPS
+
+def _weight_layouts():
+    from hibd.llama import WEIGHT_LAYOUTS
+    return WEIGHT_LAYOUTS
+
+def _harness_help() -> str:
+    from hibd.harnesses import HARNESSES
+    return f"Harness id: {', '.join(HARNESSES)}."
 
 # %% ../nbs/16_cli.ipynb #c2734b5b
 class HarnessIdError(ValueError):
     "A harness id that is not registered (`get_harness` raised a `KeyError`); the message lists the known ones."
 
-USER_ERRORS = (TaskError, ConfigError, ModelError, RunLocked, RunError, SandboxError, ReportError, HarnessIdError)
+def user_errors() -> tuple:
+    "The exceptions that are the user's mistake (one line, exit 2), imported from their layers when an error is caught."
+    from hibd.tasks import TaskError
+    from hibd.sandbox import SandboxError
+    from hibd.models import ModelError
+    from hibd.runs import ConfigError, RunLocked, RunError
+    from hibd.report import ReportError
+    return (TaskError, ConfigError, ModelError, RunLocked, RunError, SandboxError, ReportError, HarnessIdError)
+
 WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS)   # cannot write a file: the disk, not a bug
 
 class HibdError(click.ClickException):
@@ -44,12 +71,12 @@ class HibdError(click.ClickException):
         for line in self.format_message().splitlines() or ['']: click.echo(f'hibd: {line}', err=True)
 
 class HibdGroup(click.Group):
-    "The `hibd` group: `USER_ERRORS` (and a full disk) become a `HibdError`; `--debug` adds the traceback."
+    "The `hibd` group: `user_errors()` (and a full disk) become a `HibdError`; `--debug` adds the traceback."
     def invoke(self, ctx):
         try: return super().invoke(ctx)
-        except (*USER_ERRORS, OSError) as e:
-            user = isinstance(e, USER_ERRORS)
-            if not user and e.errno not in WRITE_ERRNOS: raise
+        except Exception as e:
+            user = isinstance(e, user_errors())
+            if not user and not (isinstance(e, OSError) and e.errno in WRITE_ERRNOS): raise
             if ctx.params.get('debug'): traceback.print_exc()
             raise HibdError(str(e) if user else f'{e.filename or "a file"}: cannot write it ({e.strerror}); free some '
                             'space, then run the same command again (what is finished is kept)') from e
@@ -57,6 +84,7 @@ class HibdGroup(click.Group):
 def lookup_harness(id: str # a harness id (see `get_harness`)
                   ):
     "`get_harness(id)`, an unknown id raised as `HarnessIdError` (a user error, not a `KeyError` bug)."
+    from hibd.harnesses import get_harness
     try: return get_harness(id)
     except KeyError as e: raise HarnessIdError(e.args[0] if e.args else f'unknown harness id {id!r}') from e
 
@@ -80,6 +108,9 @@ def help_text(*args: str # a command path, e.g. `'tasks', 'check'`; none for the
 def summary_table(run_dir # a run directory written by `run_sweep`
                  ) -> pd.DataFrame:
     "One row per harness pair and K: D_belief, D_arrival, D_growth as `estimate [ci_low, ci_high]`, noise floor, valid rates, success (agent modes)."
+    import pandas as pd
+    from hibd.runs import load_run
+    from hibd.pairs import summary
     if not len(load_run(run_dir)): return pd.DataFrame()   # no rollout finished yet
     t = summary(run_dir)
     if not len(t): return pd.DataFrame()
@@ -96,6 +127,7 @@ def summary_table(run_dir # a run directory written by `run_sweep`
 # %% ../nbs/16_cli.ipynb #3e0a3d7f
 def _beliefs(d: Path, st: dict) -> tuple[int, int, list]:
     "(beliefs, beliefs that failed schema validation, rollout files holding a failure) of the whole run directory `d`."
+    from hibd.runs import read_rollouts
     if 'run_beliefs' in st: return st['run_beliefs'], st['run_beliefs_failed'], st['run_failure_files']
     recs = read_rollouts(d)            # a status.json written before these counts existed
     return len(recs), sum(not r['ok'] for r in recs), sorted({f'rollouts/{r["rollout_id"]}.jsonl' for r in recs if not r['ok']})
@@ -103,6 +135,7 @@ def _beliefs(d: Path, st: dict) -> tuple[int, int, list]:
 def run_outcome(run_dir # a run directory written by `run_sweep`
                ) -> dict:
     "What `hibd run` reports: `table` (`summary_table`), `note` (why it is empty), `problems` (lines for stderr), `exit_code` (0 or 1)."
+    from hibd.runs import read_status
     d = Path(run_dir)
     st = read_status(d) or {}
     harnesses = json.loads((d/'manifest.json').read_text())['design']['harnesses']
@@ -145,11 +178,13 @@ def _design_line(man: dict) -> str:
 
 def _is_control(h: str) -> bool:
     "Whether `h` is a control harness (C+, C0): a family of its own, left out of the pairs under study."
+    from hibd.harnesses import get_harness
     try: return bool(get_harness(h).control)
     except KeyError: return False
 
 def _verdict(d) -> list[str]:
     "The report's verdict in a line or two: what is shown beyond the noise, what is not shown at this design (with its power), the controls."
+    from hibd.report import headline, NoData
     if d.pairs_all is None: return []
     try: lines = headline(d)[1]
     except NoData: return []
@@ -157,6 +192,8 @@ def _verdict(d) -> list[str]:
 
 def _largest(d) -> list[str]:
     "Lines naming the `TOP` pairs with the largest D_belief at the largest K: against the noise reference where the run has one."
+    from hibd.excess import excess_table
+    from hibd.stats import PairsError
     k, t = max(d.design['K']), None
     if d.pairs_all is not None:
         pa = d.pairs_all[~(d.pairs_all.harness_a.map(_is_control) | d.pairs_all.harness_b.map(_is_control))]
@@ -189,6 +226,7 @@ def first_screen(run_dir, # a run directory written by `run_sweep`
                  outcome: dict # its `run_outcome`
                 ) -> list[str]:
     "The short summary `hibd run` prints: design and valid rate, the largest divergences, the verdict with its power, identical-prompt pairs, failures, where the table and report are."
+    from hibd.report import read_run
     d = read_run(run_dir)
     st = d.status or {}
     n, n_bad, files = _beliefs(Path(run_dir), st)
@@ -206,14 +244,21 @@ def first_screen(run_dir, # a run directory written by `run_sweep`
 @click.option('--out', type=click.Path(file_okay=False), default=None, help='Run directory (default: runs/<name> from the config).')
 @click.option('--model', default=None, help='Model spec overriding the config: local, local:NAME, local:PATH.gguf, openai:<model-name>, replay.')
 @click.option('--base-url', default=None, help='OpenAI-compatible endpoint for openai:<model-name> (default: $OPENAI_BASE_URL).')
-@click.option('--mode', type=click.Choice(MODE_CHOICES), default=None,
+@click.option('--mode', type=LazyChoice(_mode_choices), default=None,
               help="instructor mode overriding the config's [model] mode: auto (tools, json if the server rejects tools), tools, json, json_schema, md_json.")
 @click.option('--scheduler', default=None, help='Dask scheduler address (tcp://host:port): run the rollouts on its workers.')
 @click.option('--table', is_flag=True, help='Print the whole table (every harness pair and K) instead of the short summary.')
 @click.option('--no-prepare', is_flag=True, help="Refuse to build a missing task environment (SWE-bench's own Python) on first use.")
-def run(config, out, model, base_url, mode, scheduler, table, no_prepare):
+@click.option('--import', 'imports', multiple=True, metavar='FILE',
+              help='A Python file of your own (harnesses ...) to load before the config is checked; repeatable.')
+def run(config, out, model, base_url, mode, scheduler, table, no_prepare, imports):
     "Run or resume the sweep in CONFIG; print a short summary (the whole table is written to RUN/summary.csv); exit 1 if a rollout failed."
-    d = run_sweep(config, out=out, model=model, base_url=base_url, scheduler=scheduler, mode=mode, prepare=False if no_prepare else None)
+    import pandas as pd
+    from hibd.runs import run_sweep, read_status, write_atomic, BeliefsFailed
+    with warnings.catch_warnings():                      # `run_outcome` says failed beliefs in its own line
+        warnings.simplefilter('ignore', BeliefsFailed)
+        d = run_sweep(config, out=out, model=model, base_url=base_url, scheduler=scheduler, mode=mode,
+                      prepare=False if no_prepare else None, imports=list(imports))
     click.echo(f'run directory: {d}')
     st = read_status(d) or {}
     if st.get('stopped_by') == 'SIGTERM': sys.exit(128 + 15)   # as if SIGTERM had killed it
@@ -234,7 +279,10 @@ def run(config, out, model, base_url, mode, scheduler, table, no_prepare):
 @click.option('--out', type=click.Path(file_okay=False), default=None, help='Report folder (default: RUN_DIR/report).')
 def report(run_dir, out):
     "Build the report of RUN_DIR (HTML, Markdown, CSV tables, PNG/SVG figures) without calling a model."
+    from hibd.runs import reload_imports
+    from hibd.report import build_report
     t0 = time.perf_counter()
+    reload_imports(run_dir)                              # the run's own files, unchanged, or one line, exit 2
     path = build_report(run_dir, out)                    # a ReportError is a user error: one line, exit 2 (`HibdGroup`)
     idx = json.loads((path/'index.json').read_text())
     click.echo(f'report: {path/"report.html"}  ({time.perf_counter() - t0:.1f} s; also report.md, tables/, figures/)')
@@ -261,6 +309,8 @@ def report(run_dir, out):
               help="The reference's success rate for --success-delta (default: the run's own, in an agent-mode run).")
 def plan(run_dir, delta, power, alpha, ref, success_delta, success_base):
     "From RUN_DIR as a pilot (>= 2 seeds): the tasks x seeds needed to detect an excess divergence DELTA with POWER."
+    from hibd.excess import check_plan
+    from hibd.report import read_run
     try: check_plan(delta, power, alpha, prefix='--')
     except ValueError as e: raise HibdError(str(e)) from None
     if success_base is not None and success_delta is None: raise HibdError('--success-base needs --success-delta')
@@ -278,6 +328,8 @@ def plan(run_dir, delta, power, alpha, ref, success_delta, success_base):
 
 def _excess_plan(d, run_dir, delta, power, alpha, ref) -> str:
     "`plan_text` of the run as a pilot, or a `HibdError` saying why there is nothing to plan from."
+    from hibd.excess import plan_study, plan_text
+    from hibd.stats import PairsError
     if len(d.design['seeds']) < 2:
         raise HibdError(f'{run_dir}: one seed per task, so no noise to plan from: a pilot needs at least 2 seeds')
     if d.pairs_all is None:
@@ -287,6 +339,7 @@ def _excess_plan(d, run_dir, delta, power, alpha, ref) -> str:
 
 def _success_plan(d, run_dir, ref, delta, base, power, alpha) -> str:
     "`plan_success_text` for a success difference `delta` against `ref`, its base rate given or read from the run."
+    from hibd.success import base_rate, plan_success, plan_success_text
     if base is None:
         try: base, n = base_rate(d.run, ref)
         except ValueError as e:
@@ -310,9 +363,10 @@ def tasks():
 
 @tasks.command('list')
 @click.option('--json', 'as_json', is_flag=True, help='Print a JSON list instead of a table.')
-@click.option('--group', type=click.Choice(TASK_GROUPS), default=None, help='Only tasks of this group.')
+@click.option('--group', type=LazyChoice(_task_groups), default=None, help='Only tasks of this group.')
 def tasks_list(as_json, group):
     "List the tasks: id, group, title."
+    from hibd.tasks import load_tasks
     ts = load_tasks(groups=[group] if group else None)
     rows = [{'id': t.id, 'group': t.group, 'title': t.title} for t in ts]
     if as_json: click.echo(json.dumps(rows, indent=2)); return
@@ -322,11 +376,14 @@ def tasks_list(as_json, group):
 # %% ../nbs/16_cli.ipynb #b0f6275a
 @tasks.command('check')
 @click.argument('ids', nargs=-1)
-@click.option('--group', type=click.Choice(TASK_GROUPS), default=None, help='Only tasks of this group.')
+@click.option('--group', type=LazyChoice(_task_groups), default=None, help='Only tasks of this group.')
 @click.option('--json', 'as_json', is_flag=True, help='Print the full check records as JSON.')
 @click.option('--no-prepare', is_flag=True, help="Refuse to build a missing task environment (SWE-bench's own Python) on first use.")
 def tasks_check(ids, group, as_json, no_prepare):
     "Run each task's reference trajectory under H0 in the sandbox and verify its declared expectations."
+    from tqdm.auto import tqdm
+    from hibd.tasks import load_tasks
+    from hibd.harnesses import check_task
     ts = load_tasks(ids=list(ids) or None, groups=[group] if group else None)
     results = [check_task(t, prepare=False if no_prepare else None) for t in tqdm(ts, desc='tasks check', unit='task', file=sys.stderr, disable=as_json)]
     if as_json: click.echo(json.dumps(results, indent=2, default=str))
@@ -341,9 +398,10 @@ def tasks_check(ids, group, as_json, no_prepare):
 # %% ../nbs/16_cli.ipynb #8e21b4c7
 @tasks.command('prepare')
 @click.argument('ids', nargs=-1)
-@click.option('--group', type=click.Choice(TASK_GROUPS), default=None, help='Only tasks of this group.')
+@click.option('--group', type=LazyChoice(_task_groups), default=None, help='Only tasks of this group.')
 def tasks_prepare(ids, group):
     "Build the Python environment of each task that has one (once, into the cache; needs PyPI)."
+    from hibd.tasks import load_tasks, prepare, EnvError
     ts = load_tasks(ids=list(ids) or None, groups=[group] if group else None)
     try: recs = prepare(ts, progress=True)
     except EnvError as e: raise click.ClickException(str(e))
@@ -353,10 +411,14 @@ def tasks_prepare(ids, group):
 @tasks.command('import-swebench')
 @click.argument('jsonl', type=click.Path(exists=True, dir_okay=False))
 @click.option('--clones', type=click.Path(exists=True, file_okay=False), required=True, help='Folder of clones named owner__name.')
-@click.option('--out', type=click.Path(file_okay=False), default=str(TASKS_DIR), show_default=True, help='Tasks folder to write into.')
+@click.option('--out', type=click.Path(file_okay=False), default=None,
+              help='Tasks folder to write into (default: the suite, data/tasks or $HIBD_TASKS).')
 @click.option('--id', 'ids', multiple=True, help='Only this instance id (repeatable).')
 def tasks_import_swebench(jsonl, clones, out, ids):
     "Write SWE-bench-format records (JSONL) as hibd tasks, from local clones of their repositories."
+    from hibd.tasks import TASKS_DIR
+    from hibd.bench import swebench_tasks
+    out = out or str(TASKS_DIR)
     Path(out).mkdir(parents=True, exist_ok=True)
     done, failed = swebench_tasks(jsonl, clones, out, list(ids) or None)
     for t in done: click.echo(f'wrote {t.id} ({t.source["instance_id"]})')
@@ -366,9 +428,13 @@ def tasks_import_swebench(jsonl, clones, out, ids):
 
 @tasks.command('import-tbench')
 @click.argument('folders', nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
-@click.option('--out', type=click.Path(file_okay=False), default=str(TASKS_DIR), show_default=True, help='Tasks folder to write into.')
+@click.option('--out', type=click.Path(file_okay=False), default=None,
+              help='Tasks folder to write into (default: the suite, data/tasks or $HIBD_TASKS).')
 def tasks_import_tbench(folders, out):
     "Write Terminal-Bench-style task folders (instruction.md, task.toml, environment/app, solution, tests) as hibd tasks."
+    from hibd.tasks import TASKS_DIR, TaskError
+    from hibd.bench import tbench_task
+    out = out or str(TASKS_DIR)
     Path(out).mkdir(parents=True, exist_ok=True)
     try:
         for f in folders: click.echo(f'wrote {tbench_task(f, out).id}')
@@ -381,10 +447,13 @@ def sandbox():
 
 @sandbox.command('exec', context_settings={'ignore_unknown_options': True})
 @click.argument('task_id')
-@click.option('--harness', '-H', default='H0', show_default=True, help=f"Harness id: {', '.join(HARNESSES)}.")
+@click.option('--harness', '-H', default='H0', show_default=True, cls=LazyHelp,
+              lazy_help=_harness_help)
 @click.argument('command', nargs=-1, required=True, type=click.UNPROCESSED)
 def sandbox_exec(task_id, harness, command):
     "Run COMMAND (after --) in a fresh workspace of TASK_ID through a harness; print observation and events as JSON."
+    from hibd.tasks import load_task
+    from hibd.sandbox import Workspace
     h = lookup_harness(harness)
     task = load_task(task_id)
     line = command[0] if len(command) == 1 else shlex.join(command)   # one word: a shell line; several: argv as given
@@ -404,11 +473,12 @@ def sandbox_exec(task_id, harness, command):
 @click.option('--port', type=int, default=8000, show_default=True, help='Port to listen on (0: a free one, named in the line printed).')
 @click.option('--n-ctx', type=int, default=4096, show_default=True, help='Context window, tokens.')
 @click.option('--threads', type=int, default=None, help='CPU threads (default: all available).')
-@click.option('--weights', type=click.Choice(WEIGHT_LAYOUTS), default='auto', show_default=True,
+@click.option('--weights', type=LazyChoice(_weight_layouts), default='auto', show_default=True,
               help="Weight layout; auto keeps llama.cpp's AMX kernel, which crashes on AMX CPUs, out.")
 @click.option('--alias', default=None, help="The model name clients send (default: the model's short name).")
 @click.option('--allow-remote', is_flag=True, help='Listen on a non-loopback address although the server has no authentication.')
 def serve(model, host, port, n_ctx, threads, weights, alias, allow_remote):
     "Serve the embedded model through llama.cpp's OpenAI-compatible server until Ctrl-C; print the --model and --base-url to use."
+    from hibd.llama import serve as serve_model
     serve_model(model, host=host, port=port, n_ctx=n_ctx, n_threads=threads, weights=weights, alias=alias,
                 allow_remote=allow_remote)

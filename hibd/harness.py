@@ -14,9 +14,9 @@ from .testlog import parse_output, render_parsed
 
 # %% auto #0
 __all__ = ['SLOTS', 'OBS_CAP', 'NOISE', 'Policy', 'cap_text', 'RiskGate', 'View', 'command_header', 'command_output',
-           'exit_status', 'listing_text', 'Observation', 'RawObservation', 'FabricatedObservation',
-           'StructuredObservation', 'ShellActions', 'VerbatimLog', 'Slot', 'Observe', 'Actions', 'Verify', 'Gate',
-           'Repair', 'Log', 'Harness']
+           'exit_status', 'listing_text', 'Observation', 'RawObservation', 'TrimmedObservation',
+           'FabricatedObservation', 'StructuredObservation', 'ShellActions', 'VerbatimLog', 'Slot', 'Observe',
+           'Actions', 'Verify', 'Gate', 'Repair', 'Log', 'Harness']
 
 # %% ../nbs/03_harness.ipynb #087eb067
 SLOTS = ('observe', 'actions', 'verify', 'gate', 'repair', 'log')
@@ -126,16 +126,50 @@ class RawObservation(Policy):
         return ('Raw: the command line, its verbatim output (stdout then stderr) and its exit code (or the timeout); '
                 f'at step 0 the list of the workspace\'s files. Output longer than the global cap ({OBS_CAP} characters, '
                 'or fewer if a budget says so) keeps its head and tail around a marker.')
+    def clip(self, out: str, # a command's output (stdout then stderr), trailing newlines removed
+             cap: int # most characters it may take (> 0)
+            ) -> Observation:
+        "What the observation shows of `out`: all of it, or its head and tail around a marker when over `cap`."
+        return Observation(cap_text(out, cap))
     def render(self, v: View, mem: dict) -> Observation:
-        "The observation of `v` (nothing hidden: the raw text is the view)."
+        "The observation of `v`; hidden is what `clip` left out (nothing, for Raw: the raw text is the view)."
+        shown = Observation('')
         if v.listing is not None: body = cap_text(listing_text(v.listing), v.output_cap)
         elif v.notice is not None: body = f'{command_header(v.action)}\n{v.notice}'
         elif v.replace_output is not None: body = f'{command_header(v.action)}\n{v.replace_output}'
         else:
             out = command_output(v.transition).rstrip('\n')
-            body = '\n'.join([command_header(v.action)] + ([cap_text(out, v.output_cap)] if out and v.output_cap > 0 else
+            if out and v.output_cap > 0: shown = self.clip(out, v.output_cap)
+            body = '\n'.join([command_header(v.action)] + ([shown.text] if out and v.output_cap > 0 else
                              [f'[{len(out)} characters of output not shown]'] if out else []) + [exit_status(v.transition)])
-        return Observation('\n'.join([body] + ([v.summary] if v.summary else []) + v.checks))
+        return Observation('\n'.join([body] + ([v.summary] if v.summary else []) + v.checks), shown.hidden)
+
+# %% ../nbs/03_harness.ipynb #3443cc2e
+@dataclass(frozen=True)
+class TrimmedObservation(RawObservation):
+    "Observe slot: Raw, but each command's output keeps only its first `head` and last `tail` characters."
+    head: int = 0
+    tail: int = 0
+    def __post_init__(self):
+        for k in ('head', 'tail'):
+            n = getattr(self, k)
+            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+                raise ValueError(f'TrimmedObservation: {k} must be an integer >= 0, got {n!r}')
+        if not self.head + self.tail: raise ValueError('TrimmedObservation: keep some output (head or tail > 0)')
+    def describe(self) -> str:
+        kept = ' and '.join(f'{w} {n} characters' for w, n in (('first', self.head), ('last', self.tail)) if n)
+        return (f'Trimmed: as Raw (the command line, its output, its exit code or the timeout; at step 0 the list '
+                f"of the workspace's files), but each command's output keeps only its {kept}, around a marker naming "
+                f'how many characters were left out; what is kept is then capped as in Raw ({OBS_CAP} characters, or '
+                'fewer if a budget says so).')
+    def clip(self, out: str, cap: int) -> Observation:
+        "The first `head` and last `tail` characters of `out` around a marker, capped at `cap`; the rest hidden."
+        cut = len(out) - self.head - self.tail
+        if cut <= 0: return Observation(cap_text(out, cap))
+        parts = [out[:self.head], f'[... {cut} characters omitted ...]', out[len(out) - self.tail:]]
+        return Observation(cap_text('\n'.join(p for p in parts if p), cap),
+                           (f'{cut} of {len(out)} characters of command output (kept the first {self.head} and last '
+                            f'{self.tail})',))
 
 # %% ../nbs/03_harness.ipynb #2b5a695d
 @dataclass(frozen=True)
@@ -264,6 +298,8 @@ class Harness:
     log: Log
     control: str | None = None        # 'positive' or 'negative' for a control harness; None for a harness under study
     replicate: int = 0                # > 0: own call seeds and keys (a negative control)
+    variant_of: str | None = field(default=None, compare=False)   # the id of the harness it was built from (`variant`)
+    slots_changed: tuple = field(default=(), compare=False)        # the slots `variant` was given (not in the card)
     def card(self) -> dict:
         "Each slot described in words, plus the policies' parameters: JSON-serialisable, for run manifests."
         ctl = {'control': self.control, 'replicate': self.replicate} if self.control or self.replicate else {}

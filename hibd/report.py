@@ -45,8 +45,8 @@ from .biwm import (
     show_table)
 from .analysis import (
     agreement, agreement_chart, attractor_auroc, belief_outcomes, calibration, forecasts, grouped, grouped_chart,
-    lemma1, long_horizon, long_horizon_chart, main_chart, main_table, model_answers, reliability, reliability_chart,
-    seed_carriers, sensitivity, sensitivity_chart, shown_changes, theorem1, theorem1_chart)
+    lemma1, load_beliefs, long_horizon, long_horizon_chart, main_chart, main_table, model_answers, reliability,
+    reliability_chart, seed_carriers, sensitivity, sensitivity_chart, shown_changes, theorem1, theorem1_chart)
 from .harnesses import get_harness
 
 # %% ../nbs/15_report.ipynb #017c0c13
@@ -309,11 +309,6 @@ def _local_model(model_id: str):
     "The embedded model (`hibd.llama.LOCAL_MODELS`) whose id is `model_id`, or None."
     return next((m for m in LOCAL_MODELS.values() if m.id == model_id), None)
 
-def _beliefs(run: pd.DataFrame) -> pd.DataFrame:
-    "The valid beliefs of `run` as flat columns (belief_state.*, predicted_future.*)."
-    b = run[run.ok.astype(bool)].belief if len(run) else pd.Series([], dtype=object)
-    return pd.json_normalize(list(b)) if len(b) else pd.DataFrame()
-
 def model_note(d: RunData) -> str:
     "Which model produced the run, and what a model of that size can and cannot show (measured on `d`)."
     mid, man = d.manifest['model'].get('id') or d.design.get('model'), d.manifest['model']
@@ -322,14 +317,11 @@ def model_note(d: RunData) -> str:
         return (f'The beliefs of this run are scripted replies ({mid}), a test fixture: they are not model output and '
                 'no number below says anything about any model.')
     head = f'The beliefs were produced by **{mid}** through the `{man.get("backend")}` backend.'
-    b = _beliefs(model_answers(d.run))
-    meas = ''
-    if len(b):
-        sp = b.get('predicted_future.success_probability'); fm = b.get('belief_state.likely_failure_mode')
-        meas = (f' Measured here: over {len(b)} schema-valid model answers, success_probability takes '
-                f'{sp.nunique()} distinct value(s) and the failure mode is "none" in '
-                f'{(fm == "none").mean():.0%} of them.'
-                if sp is not None and fm is not None else '')
+    b = load_beliefs(d.run); b = b[b.ok]                 # the schema-valid model answers, one row each
+    sp, fm = b['predicted_future.success_probability'], b['belief_state.likely_failure_mode']
+    meas = (f' Measured here: over {len(b)} schema-valid model answers, success_probability takes '
+            f'{sp.nunique()} distinct value(s) and the failure mode is "none" in {(fm == "none").mean():.0%} of them.'
+            if len(b) else '')
     size = (f' The design has {n_t} task(s) and {n_s} seed(s): ' +
             ('with one task the cluster bootstrap has nothing to resample, so every interval collapses to its point '
              'estimate; ' if n_t == 1 else '') +

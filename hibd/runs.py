@@ -4,8 +4,8 @@
 
 # %% ../nbs/07_runs.ipynb #7db2e56d
 from __future__ import annotations
-import errno, fcntl, hashlib, importlib.metadata, itertools, json, math, os, platform, signal, socket, subprocess, sys
-import threading, time, tomllib, warnings
+import errno, fcntl, hashlib, importlib.metadata, importlib.util, itertools, json, math, os, platform, re, signal
+import socket, subprocess, sys, threading, time, tomllib, warnings
 from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -25,10 +25,11 @@ from .tasks import TASK_GROUPS, Task, load_tasks, write_whole
 
 # %% auto #0
 __all__ = ['SPEC_FORMS', 'DAMAGED', 'GROWABLE', 'ConfigError', 'RunError', 'check_spec', 'ModelSpec', 'RunLimits', 'SweepConfig',
-           'parse_config', 'load_config', 'resolve_tasks', 'Unit', 'units', 'reuse_files', 'scripted_replies',
-           'make_backend', 'check_model', 'RunLocked', 'RunLock', 'write_atomic', 'append_line', 'task_hash',
-           'manifest', 'end_record', 'run_unit', 'DamagedRollout', 'rollout_records', 'check_manifest', 'read_status',
-           'resumed', 'run_sweep', 'read_rollouts', 'load_run']
+           'parse_config', 'import_file', 'load_imports', 'load_config', 'resolve_tasks', 'Unit', 'units',
+           'reuse_files', 'scripted_replies', 'make_backend', 'check_model', 'RunLocked', 'RunLock', 'write_atomic',
+           'append_line', 'task_hash', 'manifest', 'end_record', 'run_unit', 'DamagedRollout', 'rollout_records',
+           'check_manifest', 'read_status', 'resumed', 'reload_imports', 'BeliefsFailed', 'run_sweep', 'read_rollouts',
+           'load_run']
 
 # %% ../nbs/07_runs.ipynb #62196867
 class ConfigError(ValueError):
@@ -96,6 +97,7 @@ class SweepConfig(BaseModel):
     scheduler: str | None = None        # dask scheduler address (tcp://host:port)
     biwm_success: Literal['exposure', 'robustness'] | None = None   # BIWM sweeps: the success reading, declared before the run
     reuse: list[str] = Field(default_factory=list)   # earlier runs (dirs or calls.jsonl, relative to this file) answering prompts they already asked
+    imports: list[str] = Field(default_factory=list)   # Python files of your own (relative to this file), loaded first
     model: ModelSpec = Field(default_factory=ModelSpec)
     limits: RunLimits = Field(default_factory=RunLimits)
 
@@ -123,7 +125,8 @@ class SweepConfig(BaseModel):
     @classmethod
     def _harnesses(cls, v):
         bad = [h for h in v if h not in HARNESSES]
-        if bad: raise ValueError(f'unknown harness ids {bad} (known: {", ".join(HARNESSES)})')
+        if bad: raise ValueError(f'unknown harness ids {bad} (known: {", ".join(HARNESSES)}; a harness of your own: '
+                                 'imports = ["file.py"] in the config, or hibd run --import FILE)')
         if not v or len(set(v)) != len(v): raise ValueError(f'a non-empty list of distinct harness ids is needed (got {v})')
         return v
     @field_validator('groups')
@@ -176,10 +179,56 @@ def parse_config(data: dict, # the parsed TOML
     try: return SweepConfig.model_validate(data)
     except ValidationError as e: raise ConfigError(_problems(e, where)) from None
 
+# %% ../nbs/07_runs.ipynb #97f30240
+def _import_problem(p: Path, e: BaseException) -> str:
+    "What went wrong running the file `p`, in one line: where (`p:line`) and the exception."
+    if isinstance(e, SyntaxError) and e.filename == str(p): return f'{p}:{e.lineno}: {type(e).__name__}: {e.msg}'
+    tb, line = e.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == str(p): line = tb.tb_lineno
+        tb = tb.tb_next
+    msg = (str(e).splitlines() or [''])[0]
+    return f'{p}{f":{line}" if line else ""}: importing it raised {type(e).__name__}' + (f': {msg}' if msg else '')
+
+def import_file(path: str | Path # a Python file of your own (harnesses, policies, components ...)
+               ) -> dict:
+    "Run `path` as a module (once per content per process); its record: absolute `path`, `sha256`, `source`."
+    p = Path(path).expanduser().absolute()
+    try: data = p.read_bytes()
+    except FileNotFoundError: raise ConfigError(f'{p}: no such file to import') from None
+    except OSError as e: raise ConfigError(f'{p}: cannot read it ({e.strerror})') from None
+    sha = hashlib.sha256(data).hexdigest()
+    try: source = data.decode('utf-8')
+    except UnicodeDecodeError as e: raise ConfigError(f'{p}: not a Python file (byte {e.start} is not UTF-8)') from None
+    stem = re.sub(r'\W', '_', p.stem)
+    name = f'hibd_user_{stem}_{sha[:12]}'
+    if name not in sys.modules:
+        mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader=None, origin=str(p)))
+        mod.__file__ = str(p)
+        sys.modules[name] = mod
+        try: exec(compile(source, str(p), 'exec'), mod.__dict__)
+        except Exception as e:
+            del sys.modules[name]
+            raise ConfigError(_import_problem(p, e)) from None
+    return {'path': str(p), 'sha256': sha, 'source': source}
+
+def load_imports(paths: list, # file names, relative to `base` unless absolute
+                 base: str | Path = '.', # the folder they are relative to (a config's folder; `--import`: the cwd)
+                 where: str = 'imports' # what to call them in errors (the config file, `--import`)
+                ) -> list[dict]:
+    "Load each of `paths` (`import_file`), in order; their records, each file once."
+    out = {}
+    for x in paths:
+        p = Path(x).expanduser()
+        try: r = import_file(p if p.is_absolute() else Path(base)/p)
+        except ConfigError as e: raise ConfigError(f'{where}: imports: {e}') from None
+        out.setdefault(r['path'], r)
+    return list(out.values())
+
 # %% ../nbs/07_runs.ipynb #1c6b1676
 def load_config(path: str | Path # a sweep TOML file
                ) -> SweepConfig:
-    "Read and validate the sweep config at `path`."
+    "Read the sweep config at `path`, load the files its `imports` name (`load_imports`), then validate it."
     path = Path(path)
     if not path.is_file(): raise ConfigError(f'{path}: no such config file')
     try: text = path.read_bytes().decode('utf-8')
@@ -188,6 +237,9 @@ def load_config(path: str | Path # a sweep TOML file
     except OSError as e: raise ConfigError(f'{path}: cannot read it ({e.strerror})') from None
     try: data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e: raise ConfigError(f'{path}: not valid TOML: {e}') from None
+    imports = data.get('imports')
+    if isinstance(imports, list) and all(isinstance(x, str) for x in imports):   # else: parse_config says what is wrong
+        load_imports(imports, path.parent, str(path))
     return parse_config(data, str(path))
 
 # %% ../nbs/07_runs.ipynb #3a95467f
@@ -400,19 +452,22 @@ def _design(cfg: SweepConfig, tasks: list[Task], model_id: str) -> dict:
             **({} if cfg.model.mode == 'auto' else {'instructor_mode': cfg.model.mode})}   # likewise: runs recorded in tools mode keep their id
 
 # %% ../nbs/07_runs.ipynb #7f64b72f
-def manifest(cfg: SweepConfig, tasks: list[Task], backend: Backend) -> dict:
-    "The run manifest: config, design, versions, git commit, model id and file hash, harness cards, task hashes."
+def manifest(cfg: SweepConfig, tasks: list[Task], backend: Backend,
+             imports: list = () # records of the files loaded (`load_imports`); none: no `imports` key
+            ) -> dict:
+    "The run manifest: config, design, versions, git commit, model id and hash, harness cards, task hashes, imports."
     design = _design(cfg, tasks, backend.model)
     path = getattr(backend, 'path', None)
     sha = backend.model.split('@sha256:')[-1] if '@sha256:' in backend.model else (file_sha256(path) if path else None)
     return {'run_id': _run_id(design), 'design': design,
-            'config': cfg.model_dump(mode='json'), 'created': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
+            'config': cfg.model_dump(mode='json', exclude=set() if cfg.imports else {'imports'}),   # none: as before
+            'created': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
             'versions': _versions(), 'git': _git(), 'host': {'platform': platform.platform(), 'cpus': os.cpu_count()},
             'model': {'id': backend.model, 'backend': backend.name, 'file': str(path) if path else None, 'sha256': sha,
                       'scripted': backend.name == 'scripted', 'settings': getattr(backend, 'settings', None),
                       'mode': cfg.model.mode, 'mode_used': []},   # mode_used: filled in after each invocation (`modes_used`)
             'harness_cards': {h: get_harness(h).card() for h in cfg.harnesses},
-            'task_hashes': {t.id: task_hash(t) for t in tasks}}
+            'task_hashes': {t.id: task_hash(t) for t in tasks}, **({'imports': list(imports)} if imports else {})}
 
 # %% ../nbs/07_runs.ipynb #8e9d6a2d
 def _tokens_of(r: dict) -> tuple[int, bool]:
@@ -663,6 +718,7 @@ class _Manifest(BaseModel):
     config: dict | None = None
     task_hashes: dict | None = None
     harness_cards: dict | None = None
+    imports: list[dict] | None = None
 
 # %% ../nbs/07_runs.ipynb #c946789e
 def check_manifest(man, # the parsed manifest.json
@@ -793,6 +849,43 @@ def _recovered(found: dict, # the finished rollouts (`_scan`): id -> (first step
         return {**man, 'run_id': rid, 'extended': [ext]}
     return man
 
+# %% ../nbs/07_runs.ipynb #f94c4e72
+def _short(sha: str | None) -> str: return sha[:12] if sha else 'not imported'
+
+def _same_imports(run_dir: Path, # the run directory
+                  old: dict, # its manifest
+                  loaded: list # the records of the files this invocation loaded
+                 ):
+    "A `ConfigError` unless this invocation loaded the files, with the hashes, that the run in `run_dir` recorded."
+    was, now = ({r['path']: r['sha256'] for r in rs} for rs in (old.get('imports') or [], loaded))
+    if was == now: return
+    diff = '; '.join(f'{p} (sha256 {_short(was.get(p))} then, {_short(now.get(p))} now)'
+                     for p in sorted(set(was) | set(now)) if was.get(p) != now.get(p))
+    raise ConfigError(f'{run_dir}: the run was recorded with other imports: {diff}; restore them, or use another --out')
+
+# %% ../nbs/07_runs.ipynb #f8111b83
+def reload_imports(run_dir: str | Path # a run directory whose manifest may list `imports`
+                  ) -> list[dict]:
+    "Load again the files the run imported, from their recorded paths; a `RunError` if one is gone or its hash changed."
+    run_dir = Path(run_dir)
+    recs = (_manifest(run_dir) or {}).get('imports') or []
+    for r in recs:
+        p, want = Path(r['path']), r['sha256']
+        try: got = hashlib.sha256(p.read_bytes()).hexdigest()
+        except OSError as e:
+            raise RunError(f'{run_dir}: the run imported {p} (sha256 {_short(want)}), which cannot be read now '
+                           f'({e.strerror}); restore it (the manifest holds its source under imports)') from None
+        if got != want:
+            raise RunError(f'{run_dir}: {p} changed since the run imported it (sha256 {_short(want)} then, '
+                           f'{_short(got)} now); restore it (the manifest holds its source under imports)')
+        try: import_file(p)
+        except ConfigError as e: raise RunError(f'{run_dir}: {e}') from None
+    return recs
+
+# %% ../nbs/07_runs.ipynb #b0f2508f
+class BeliefsFailed(UserWarning):
+    "`run_sweep` warns with this when model answers failed schema validation (they are recorded, with their raw text)."
+
 # %% ../nbs/07_runs.ipynb #4af6a9e4
 def run_sweep(config_path: str | Path, # the sweep TOML
               out: str | Path | None = None, # run directory (default runs/<name>)
@@ -802,9 +895,11 @@ def run_sweep(config_path: str | Path, # the sweep TOML
               progress: bool = True, # show the tqdm progress bar
               scheduler: str | None = None, # a Dask scheduler address: run on its workers whatever the config's executor
               mode: str | None = None, # instructor mode overriding the config's (`MODE_CHOICES`)
-              prepare: bool | None = None # build missing task environments first (None: unless `$HIBD_NO_PREPARE`)
+              prepare: bool | None = None, # build missing task environments first (None: unless `$HIBD_NO_PREPARE`)
+              imports: list | None = None # Python files of your own to load first (`--import`), relative to the cwd
              ) -> Path:
     "Run (or resume) the sweep in `config_path`; return the run directory."
+    extra = load_imports(imports or [], '.', '--import')              # first: the config's harness ids may need them
     cfg = load_config(config_path)
     if model:
         try: cfg.model.spec = check_spec(model)
@@ -814,6 +909,11 @@ def run_sweep(config_path: str | Path, # the sweep TOML
         if mode not in MODE_CHOICES: raise ConfigError(f'{config_path}: model.mode (--mode): expected one of {", ".join(MODE_CHOICES)}, got {mode!r}')
         cfg.model.mode = mode
     if scheduler: cfg.executor, cfg.scheduler = 'dask', scheduler
+    mine = load_imports(cfg.imports, Path(config_path).parent, str(config_path))   # loaded already: records only
+    loaded = list({r['path']: r for r in extra + mine}.values())
+    if loaded and cfg.executor == 'dask':
+        raise ConfigError(f'{config_path}: imports are loaded in this process only, not on Dask workers; '
+                          'run with executor = "local"')
     tasks = resolve_tasks(cfg, str(config_path))
     reuse = reuse_files(cfg, config_path)
     run_dir = Path(out or Path('runs')/cfg.name)
@@ -826,6 +926,7 @@ def run_sweep(config_path: str | Path, # the sweep TOML
         for tmp in [*run_dir.glob('.*.tmp'), *(run_dir/'rollouts').glob('.*.tmp')]:   # a dead writer's: redone
             if tmp.is_file(): tmp.unlink()
         mpath, old = run_dir/'manifest.json', _manifest(run_dir)
+        if old is not None: _same_imports(run_dir, old, loaded)
         found, damaged = _scan(run_dir)
         all_units = units(cfg, tasks)
         todo = [u for u in all_units if u.id not in found]
@@ -837,7 +938,7 @@ def run_sweep(config_path: str | Path, # the sweep TOML
         else:
             if backend is None: backend = make_backend(cfg.model.spec, run_dir, cfg.model.base_url, cfg.model.call_timeout, reuse, cfg.model.mode)
             elif backend.cache is None: backend.cache = Cache(run_dir/'calls.jsonl', reuse=reuse)
-            man = manifest(cfg, tasks, backend)
+            man = manifest(cfg, tasks, backend, loaded)
         man = resumed(run_dir, old, man) if old is not None else _recovered(found, man)
         _foreign(run_dir, found, man)                                         # before a manifest is written
         if man is not old: write_atomic(mpath, json.dumps(man, indent=1, sort_keys=True))   # new, or extended now
@@ -858,6 +959,10 @@ def run_sweep(config_path: str | Path, # the sweep TOML
         if budget.fired: print(f'hibd: limit {budget.fired} fired; {status["pending"]} rollouts left for a resume', file=sys.stderr)
         for rid, err in status['errors'].items(): print(f'hibd: rollout {rid} failed and is left for a resume: {err}', file=sys.stderr)
         for rid, err in status['incomplete'].items(): print(f'hibd: rollout {rid} did not finish and is left for a resume: {err}', file=sys.stderr)
+        if (bad := status['beliefs_failed']):
+            warnings.warn(BeliefsFailed(f'{run_dir}: {bad} of {status["beliefs"]} beliefs of this invocation failed schema '
+                                        f'validation; their raw text and error are in {", ".join(status["failure_files"][:3])}'
+                                        f'{" ..." if len(status["failure_files"]) > 3 else ""}'), stacklevel=2)
     return run_dir
 
 # %% ../nbs/07_runs.ipynb #8fae0092

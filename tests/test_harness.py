@@ -6,7 +6,7 @@ from hibd.harness import cap_text, OBS_CAP, SLOTS, Harness, Observe, Actions, Ve
 from hibd.gate import gate_check
 from hibd.shell import shell_commands
 from hibd.testlog import parse_output, render_parsed
-from hibd.harnesses import HARNESSES, H0, get_harness, check_task, BudgetVerification, _variant, mask_volatile
+from hibd.harnesses import HARNESSES, H0, get_harness, check_task, BudgetVerification, variant, mask_volatile
 from hibd.sandbox import Workspace
 from conftest import mini_mean_task
 from hibd.tasks import load_task, RISK_CLASSES
@@ -414,7 +414,7 @@ def test_H5_never_exceeds_its_budget(task):
     assert full_steps and full_steps == list(range(len(full_steps)))          # the full check runs early, then is dropped
 
 def test_H5_small_budget_is_exact(task):
-    h = _variant('H5', 'cost-aware', verify=BudgetVerification(budget=7, short_below=3, summary_chars=100))
+    h = variant(H0, 'H5', 'cost-aware', verify=BudgetVerification(budget=7, short_below=3, summary_chars=100))
     steps, _, _ = episode(h, ['seq 1 5000'] * 6, task)
     b = [s.events['budget'] for s in steps]
     assert b[-1]['left'] >= 0 and b[-1]['spent'] <= 7
