@@ -12,7 +12,8 @@ import altair as alt
 from scipy import stats as sps
 from statsmodels.stats.proportion import proportion_confint
 from .schema import ORDINALS, FAILURE_MODES, Belief, to_table, example_belief
-from .metrics import COMPONENTS, WEIGHT_PRESETS, resolve_weights, components, divergence, lemma1_applies, check_lemma1
+from .metrics import (COMPONENTS, WEIGHT_PRESETS, resolve_weights, components, component_names, divergence,
+                          lemma1_applies, check_lemma1)
 from .stats import (PairsError, RESULT_COLUMNS, check_pairs, select_step, cross, within, bootstrap_cells, cluster_weights,
                         signflip_p, adjust, describe, compare, c3_check, C3_NOTE, weight_sensitivity, plot_estimates,
                         synthetic_pairs)
@@ -20,8 +21,8 @@ from .runs import load_run
 from .pairs import pairs as run_pairs, belief_rows
 
 # %% auto #0
-__all__ = ['BASE_BELIEF', 'BELIEF_COLUMNS', 'MAIN_METRICS', 'COMPONENT_METRICS', 'CATEGORICAL_FIELDS', 'AGREEMENT_COLUMNS',
-           'CALIBRATION_COLUMNS', 'AUROC_COLUMNS', 'synthetic_run', 'model_answers', 'load_beliefs', 'reweight',
+__all__ = ['BASE_BELIEF', 'BELIEF_COLUMNS', 'MAIN_METRICS', 'CATEGORICAL_FIELDS', 'AGREEMENT_COLUMNS', 'CALIBRATION_COLUMNS',
+           'AUROC_COLUMNS', 'synthetic_run', 'model_answers', 'load_beliefs', 'reweight', 'component_metrics',
            'main_table', 'k_tests', 'main_chart', 'long_horizon', 'long_horizon_chart', 'theorem1', 'theorem1_chart',
            'lemma1', 'agreement', 'agreement_chart', 'forecasts', 'ece', 'calibration', 'reliability',
            'reliability_chart', 'auroc', 'attractor_auroc', 'belief_outcomes', 'sensitivity', 'sensitivity_chart',
@@ -132,9 +133,13 @@ def reweight(pairs: pd.DataFrame, # a pairs table with the component columns `D_
 # %% ../nbs/14_analysis.ipynb #059b531d
 MAIN_METRICS = ('D_belief', 'D_arrival', 'D_growth')
 
+def component_metrics() -> tuple[str, ...]:
+    "The component columns in force: `D_<name>` for each of `hibd.metrics.component_names()`, registered ones too."
+    return tuple(f'D_{c}' for c in component_names())
+
 def _prepare(pairs, metrics, weights, step):
     "Checked, reweighted rows of `pairs` at `step`."
-    comps = [f'D_{c}' for c in COMPONENTS]
+    comps = list(component_metrics())
     p = check_pairs(pairs, [m for m in metrics if m not in MAIN_METRICS] + (comps if weights is not None else list(metrics)))
     if weights is not None: p = reweight(p, weights)
     return select_step(p, step)
@@ -235,8 +240,6 @@ def main_chart(table: pd.DataFrame, # a `main_table` (or `k_tests`) result
     return plot_estimates(t, title)
 
 # %% ../nbs/14_analysis.ipynb #865e5ec3
-COMPONENT_METRICS = tuple(f'D_{c}' for c in COMPONENTS)
-
 def _turns(t, keys):
     "Add `delta` (change from the previous K) and `turn` ('dip', 'peak' or '') within each `keys` group."
     t = t.sort_values([*keys, 'K'], kind='stable').reset_index(drop=True)
@@ -249,14 +252,14 @@ def _turns(t, keys):
 def long_horizon(pairs: pd.DataFrame, # a pairs table (every K the run has: 1..K_max)
                  ref: str | None = 'H0', # the pairs with this harness; None: every cross pair
                  by: str = 'pair', # 'pair': one series per pair; 'pooled': the `ref` pairs averaged per (task, seed)
-                 metrics=COMPONENT_METRICS, # the component columns
+                 metrics=None, # the component columns (default: `component_metrics()`, read at the call)
                  step='final', # unit of observation
                  B: int = 10_000, # bootstrap resamples
                  seed: int = 0, # RNG seed
                  level: float = .95 # confidence level
                 ) -> pd.DataFrame:
     "Each component by K with a cluster-bootstrap CI, its change from the previous K and the turns (dips, peaks)."
-    metrics = list(metrics)
+    metrics = list(component_metrics() if metrics is None else metrics)
     p = _orient(_prepare(pairs, metrics, None, step), ref)
     x = cross(p)
     if ref is not None: x = x[x.harness_a == ref]
@@ -623,7 +626,7 @@ def sensitivity(pairs: pd.DataFrame, # a pairs table with the component columns
                 seed: int = 0 # RNG seed of the draws
                ) -> dict:
     "Rankings under `paper`/`readme`/`equal` and Dirichlet draws per K: {'ranks', 'taus', 'draws'} tables."
-    p = _orient(check_pairs(pairs, list(COMPONENT_METRICS)), ref)
+    p = _orient(check_pairs(pairs, list(component_metrics())), ref)
     Ks = sorted(cross(select_step(p, step)).K.unique()) if Ks is None else list(Ks)
     ws = [weight_sensitivity(p, ref=ref, K=int(K), step=step, n_draws=n_draws, seed=seed) for K in Ks]
     return {'ranks': pd.concat([w.ranks.assign(K=w.K) for w in ws], ignore_index=True),

@@ -6,6 +6,7 @@
 from __future__ import annotations
 from dataclasses import dataclass, field, replace
 import hashlib, json, math, re, time
+from typing import Callable
 from .harness import *
 from .shell import shell_commands, write_targets, rel_path
 from .sandbox import Workspace, Transition
@@ -14,7 +15,7 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['KNOWN_REPAIRS', 'H0', 'HARNESSES', 'DESTROYED', 'CONTROLS', 'Step', 'Executed', 'Checked', 'HarnessSession',
-           'mask_volatile', 'NoRepair', 'RetryRollback', 'NoVerification', 'SelectiveVerification',
+           'mask_volatile', 'NoRepair', 'known_repair', 'RetryRollback', 'NoVerification', 'SelectiveVerification',
            'BudgetVerification', 'Registry', 'variant', 'get_harness', 'register_harness', 'check_task']
 
 # %% ../nbs/04_harnesses.ipynb #85d9ca8e
@@ -154,6 +155,19 @@ class NoRepair(Policy):
         t = sess.ws.run(action, timeout=getattr(sess.task, 'command_timeout', None))
         return Executed([('action', t)], t)
 
+KNOWN_REPAIRS = {}   # name -> fix(sess, action, t): the fixed command line, or None; filled by `known_repair`
+
+def known_repair(name: str # the repair's name (H3's card lists the names it tries)
+                ) -> Callable:
+    "Register the decorated `fix(sess, action, t)` in `KNOWN_REPAIRS` as `name`; `RetryRollback` tries them in order."
+    def deco(fn):
+        old = KNOWN_REPAIRS.get(name)
+        if old and old.__qualname__ != fn.__qualname__: raise ValueError(f'known repair {name!r} is taken by {old.__qualname__}')
+        KNOWN_REPAIRS[name] = fn
+        return fn
+    return deco
+
+@known_repair('missing-parent-dir')
 def _missing_dirs(sess, action, t):
     "Fix for a write into a directory that does not exist: `mkdir -p` the missing parents."
     if 'No such file or directory' not in (t.stderr or ''): return None
@@ -166,11 +180,10 @@ def _missing_dirs(sess, action, t):
             if sess.ws.missing(parent) and parent not in dirs: dirs.append(parent)
     return f'mkdir -p {" ".join(dirs)} && {action}' if dirs else None
 
+@known_repair('stale-git-lock')
 def _git_lock(sess, action, t):
     "Fix for a stale `.git/index.lock`: remove it."
     return f'rm -f .git/index.lock && {action}' if re.search(r"index\.lock'?: File exists", t.stderr or '') else None
-
-KNOWN_REPAIRS = {'missing-parent-dir': _missing_dirs, 'stale-git-lock': _git_lock}
 
 @dataclass(frozen=True)
 class RetryRollback(Policy):

@@ -16,8 +16,8 @@ from .schema import (Belief, BeliefError, validate_belief, to_table, as_table, n
 __all__ = ['COMPONENTS', 'COMPONENT_GROUPS', 'WEIGHT_PRESETS', 'SET_WEIGHTS', 'CAPS', 'TOKENS', 'MATCHERS', 'ACTIONS',
            'MATCHER_FAMILIES', 'resolve_weights', 'tok8', 'divergence_one', 'indicators', 'jaccard', 'exact_matcher',
            'register_matcher', 'register_matcher_family', 'register_action', 'divergence', 'lemma1_applies',
-           'check_lemma1', 'components', 'register_component', 'unregister_component', 'using_component',
-           'component_chart']
+           'check_lemma1', 'component_names', 'registered_components', 'weights_note', 'components',
+           'register_component', 'unregister_component', 'using_component', 'component_chart']
 
 # %% ../nbs/10_metrics.ipynb #6cc467c7
 COMPONENTS = ('cat', 'fail', 'set', 'num', 'act')  # the paper's five components, in its order
@@ -300,7 +300,7 @@ def divergence(a, # beliefs (`Belief`s or dicts) or a table from `to_table`: sid
         out[f'D_{g}'] = _unit(_wsum(((w[k], d[k]) for k in names), n) / masses[g]) if masses[g] > 0 else np.full(n, np.nan)
     res = pd.DataFrame(out, index=ta.index if isinstance(a, pd.DataFrame) else None, copy=False)
     res.attrs.update(weights=w, masses=masses, groups={k: _group_of(k) for k in w}, matcher=match_name, action=act_name, caps=cp)
-    if _extra: res.attrs['note'] = _note()
+    if _extra: res.attrs['note'] = weights_note()
     return res
 
 # %% ../nbs/10_metrics.ipynb #6bbef9fb
@@ -331,15 +331,27 @@ def check_lemma1(a, # beliefs or a belief table: side A
             'violating_rows': result.index[bad].tolist(), 'w_set': w_set}
 
 # %% ../nbs/10_metrics.ipynb #de6865f4
-def _note():
-    return '; '.join(f"{k} (weight {c['weight']:g}, {c['group']})" for k, c in _extra.items()) + \
+def component_names() -> tuple[str, ...]:
+    "The components in force: the paper's `COMPONENTS`, then the registered ones in registration order."
+    return (*COMPONENTS, *_extra)
+
+def registered_components() -> dict[str, dict]:
+    "The registered components in registration order, name -> {'weight', 'group'}; empty when none is registered."
+    return {k: {'weight': c['weight'], 'group': c['group']} for k, c in _extra.items()}
+
+def weights_note() -> str:
+    "The registered components, their weights and groups, and how the built-ins' preset weights are scaled; '' if none."
+    if not _extra: return ''
+    diag = lambda c: '; a diagnostic, not in D_belief' if c['weight'] == 0 else ''
+    return '; '.join(f"{k} (weight {c['weight']:g}, {c['group']}{diag(c)})" for k, c in _extra.items()) + \
         f" registered: preset weights of the built-in components scaled by {1 - math.fsum(c['weight'] for c in _extra.values()):g}"
+
 
 # %% ../nbs/10_metrics.ipynb #be410844
 def components() -> pd.DataFrame:
     "Every component `divergence` computes: its group, whether it is built in, and its weight under each preset."
     rows = {k: {'group': _group_of(k), 'builtin': k in COMPONENT_GROUPS, **{p: resolve_weights(p)[k] for p in WEIGHT_PRESETS}}
-            for k in (*COMPONENTS, *_extra)}
+            for k in component_names()}
     return pd.DataFrame.from_dict(rows, orient='index').rename_axis('name')
 
 def register_component(name: str, # short name; the result column is `D_<name>`
@@ -359,7 +371,7 @@ def register_component(name: str, # short name; the result column is `D_<name>`
         raise ValueError(f'component {name!r}: weight {weight!r} leaves nothing for the built-in components (registered weights must sum to < 1)')
     _extra[name] = {'fn': fn, 'weight': float(weight), 'group': group}
     presets = {p: resolve_weights(p) for p in WEIGHT_PRESETS}
-    print(f'hibd.metrics: {_note()}. Weights now:\n' + '\n'.join(
+    print(f'hibd.metrics: {weights_note()}. Weights now:\n' + '\n'.join(
         f'  {p}: ' + ', '.join(f'{k} {v:.4g}' for k, v in w.items()) for p, w in presets.items()))
     return presets
 

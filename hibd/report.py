@@ -17,10 +17,10 @@ from fastcore.basics import patch
 from fastcore.xml import to_xml
 
 # %% auto #0
-__all__ = ['CELL_STATES', 'PROTOCOL_DEFAULTS', 'SECTIONS', 'ReportError', 'NoData', 'Unavailable', 'RunData', 'read_run',
+__all__ = ['SECTIONS', 'CELL_STATES', 'PROTOCOL_DEFAULTS', 'ReportError', 'NoData', 'Unavailable', 'RunData', 'read_run',
            'chart_svg', 'render_chart', 'md_table', 'Block', 'Text', 'Items', 'Table', 'Figure', 'Section', 'part',
-           'frames', 'model_note', 'sec_header', 'coverage', 'coverage_chart', 'sec_coverage', 'chart_rows',
-           'main_wide', 'excess_wide', 'design_words', 'excess_verdict', 'control_verdict', 'protocol',
+           'frames', 'report_section', 'model_note', 'sec_header', 'coverage', 'coverage_chart', 'sec_coverage',
+           'chart_rows', 'main_wide', 'excess_wide', 'design_words', 'excess_verdict', 'control_verdict', 'protocol',
            'sibling_controls', 'borrowed_control', 'scripted_outcome', 'sec_main', 'headline', 'headline_chart',
            'sec_headline', 'sec_long', 'sec_theory', 'agreement_Ks', 'sec_agreement', 'sec_actions', 'sec_retry',
            'excess_vs_success', 'excess_vs_success_chart', 'sec_calibration', 'sec_sensitivity', 'sec_grouped',
@@ -31,6 +31,7 @@ __all__ = ['CELL_STATES', 'PROTOCOL_DEFAULTS', 'SECTIONS', 'ReportError', 'NoDat
 from .llama import LOCAL_MODELS
 from .rollout import AGENT_MODES, rollout_id
 from .runs import RunError, check_manifest, load_run, read_status
+from .metrics import registered_components, weights_note
 from .semantic import Embedder, minilm, arrival_vocabulary, vocabulary_chart, action_ablation
 from .stats import ID_COLUMNS, PairsError, cross, within, select_step
 from .pairs import copy_rates, pairs as run_pairs
@@ -44,9 +45,10 @@ from .biwm import (
     align_run, alignment_effect, base_views, component_chart, component_deltas, component_table, retry_effect,
     show_table)
 from .analysis import (
-    agreement, agreement_chart, attractor_auroc, belief_outcomes, calibration, forecasts, grouped, grouped_chart,
-    lemma1, load_beliefs, long_horizon, long_horizon_chart, main_chart, main_table, model_answers, reliability,
-    reliability_chart, seed_carriers, sensitivity, sensitivity_chart, shown_changes, theorem1, theorem1_chart)
+    agreement, agreement_chart, attractor_auroc, belief_outcomes, calibration, component_metrics, forecasts, grouped,
+    grouped_chart, lemma1, load_beliefs, long_horizon, long_horizon_chart, main_chart, main_table, model_answers,
+    reliability, reliability_chart, seed_carriers, sensitivity, sensitivity_chart, shown_changes, theorem1,
+    theorem1_chart)
 from .harnesses import get_harness
 
 # %% ../nbs/15_report.ipynb #017c0c13
@@ -76,6 +78,12 @@ class RunData:
     def final(self) -> pd.DataFrame:
         "Cross-harness pairs at the final step (step == K), the paper's unit."
         return cross(select_step(self.pairs)) if len(self.pairs) else self.pairs
+
+def _weights_used() -> str:
+    "A sentence naming the registered components and how they scale the preset weights; '' with the paper's five alone."
+    n = weights_note()
+    return (f' Weights used: the presets with {n} (D_belief, D_arrival and D_growth include each one of weight > 0).'
+            if n else '')
 
 def read_run(run_dir: str | Path # a run directory written by `hibd.runs.run_sweep`
             ) -> RunData:
@@ -304,6 +312,29 @@ def frames(x, # a DataFrame, a dict/tuple/list of them, or a dataclass holding t
         return out
     return {}
 
+# %% ../nbs/15_report.ipynb #a7017452
+SECTIONS = {}   # key -> (title, builder), in the report's order; filled by `report_section`
+
+def report_section(key: str, # the section's key: its index.json entry and the stem of its files
+                   title: str, # its heading
+                   before: str | None = None, # a registered key to place it before (default: at the end)
+                   after: str | None = None # ... or one to place it after
+                  ) -> Callable:
+    "Register the decorated `fn(d, s)` as report section `key` in `SECTIONS`, at the end or `before`/`after` a key."
+    def deco(fn: Callable) -> Callable:
+        old = SECTIONS.get(key)
+        if old and old[1].__qualname__ != fn.__qualname__:   # the same function defined again (a rerun cell) replaces
+            raise ValueError(f'report section {key!r} is taken by {old[1].__qualname__}')
+        items = [(k, v) for k, v in SECTIONS.items() if k != key]
+        keys = [k for k, _ in items]
+        if (bad := [x for x in (before, after) if x is not None and x not in keys]):
+            raise ValueError(f'report section {key!r}: no section {bad[0]!r} to place it by (known: {", ".join(keys)})')
+        at = keys.index(before) if before else keys.index(after) + 1 if after else len(items)
+        items.insert(at, (key, (title, fn)))
+        SECTIONS.clear(); SECTIONS.update(items)
+        return fn
+    return deco
+
 # %% ../nbs/15_report.ipynb #a48c71fc
 def _local_model(model_id: str):
     "The embedded model (`hibd.llama.LOCAL_MODELS`) whose id is `model_id`, or None."
@@ -384,6 +415,7 @@ def _mode(model: dict) -> str:
     asked, used = model.get('mode', 'tools'), model.get('mode_used') or ['tools']
     return asked if [asked] == used else f'{asked} (used: {", ".join(used)})'
 
+@report_section('header', 'Run header')
 def sec_header(d: RunData, s: Section):
     "Model, design, versions and counts."
     man, des = d.manifest, d.design
@@ -400,7 +432,8 @@ def sec_header(d: RunData, s: Section):
             ('tokens per call', des.get('tokens_per_call')),
             ('git commit', f'{g.get("commit")}{" (dirty)" if g.get("dirty") else ""}'),
             ('hibd version', (man.get('versions') or {}).get('hibd')),
-            ('invocations (invocations.jsonl)', _invocations(d.path/'invocations.jsonl'))]
+            ('invocations (invocations.jsonl)', _invocations(d.path/'invocations.jsonl')),
+            *([('registered components', weights_note())] if registered_components() else [])]
     s.table('run', pd.DataFrame(rows, columns=['field', 'value']).astype({'value': str}),
             'Design and provenance (manifest.json)')
     s.table('counts', _counts(d), 'Counts')
@@ -461,6 +494,7 @@ def _cell_line(r) -> str:
     "One design cell (a row of `coverage`) as the line the report lists."
     return f'{r.task} · {r.harness} · seed {r.seed} · K={r.K}: {r.state} ({r.detail})'
 
+@report_section('coverage', 'Coverage')
 def sec_coverage(d: RunData, s: Section):
     "Declared cells vs rollouts on disk; every cell that is not complete listed."
     cov = coverage(d)
@@ -886,6 +920,7 @@ def _success(d: RunData, s: Section):
     return t
 
 # %% ../nbs/15_report.ipynb #2d5fc030
+@report_section('main', 'Main table')
 def sec_main(d: RunData, s: Section):
     "Excess divergence over the noise first, copy rates, then the same-seed table and the success of each harness (agent modes) or the scripted outcome."
     s.prose = ('First the excess divergence: how far two harnesses\' beliefs at different seeds differ beyond each harness\'s own '
@@ -893,7 +928,7 @@ def sec_main(d: RunData, s: Section):
                'the declared family). Then, as a secondary reading, the mean cross-harness divergence paired at the same seed, beside '
                'the noise floor: calls at one seed share a sampling stream, so that number is biased low against a different-seed floor '
                'and carries no test. ' + _floor_note(d) + ' Beside it, terminal success per harness where the mode lets the model act; '
-               'in replay the outcome is scripted and shown per task.')
+               'in replay the outcome is scripted and shown per task.' + _weights_used())
     part(s, 'Excess divergence', _excess, d, s)
     part(s, 'Copy rates', _copying, d, s)
     ss = Section('terminal_success', '')                 # computed first (its rates join the main table), shown after it
@@ -1015,6 +1050,7 @@ def headline_chart(t: pd.DataFrame, # rows from `headline`
     return alt.layer(*layers).properties(width=420, height=alt.Step(24))
 
 # %% ../nbs/15_report.ipynb #81ba147e
+@report_section('headline', 'Headline', before='header')
 def sec_headline(d: RunData, s: Section):
     "Before any table, a chart and three sentences (four with controls): what exceeds the noise, tasks × seeds, model."
     def go():
@@ -1031,11 +1067,12 @@ def _Ks(d: RunData) -> list:
     return sorted(int(k) for k in d.final.K.unique()) if len(d.final) else []
 
 # %% ../nbs/15_report.ipynb #de553d8d
+@report_section('long_horizon', 'Long horizon')
 def sec_long(d: RunData, s: Section):
     "Components by K."
-    s.prose = (f'Each divergence component (D_cat, D_fail, D_set, D_num, D_act) of the pairs with {_ref(d)} against the horizon K '
-               '(final step), with cluster-bootstrap intervals and the turns (dips, peaks) marked: which components grow with K '
-               'and which saturate or fall back.')
+    s.prose = (f'Each divergence component ({", ".join(component_metrics())}) of the pairs with {_ref(d)} against the '
+               'horizon K (final step), with cluster-bootstrap intervals and the turns (dips, peaks) marked: which '
+               'components grow with K and which saturate or fall back.' + _weights_used())
     def go():
         if len(_Ks(d)) < 2: raise NoData(f'one horizon only (K = {", ".join(map(str, _Ks(d))) or "none"}); the long horizon needs at least two K')
         t = long_horizon(d.pairs, ref=_ref(d))
@@ -1045,6 +1082,7 @@ def sec_long(d: RunData, s: Section):
     part(s, 'Long horizon', go)
 
 # %% ../nbs/15_report.ipynb #7e600c55
+@report_section('theory', 'Theorem 1 and Lemma 1')
 def sec_theory(d: RunData, s: Section):
     "Theorem 1 / (C3) and Lemma 1."
     s.prose = ('Theorem 1 is only a sufficient condition: where (C3) holds, E[D_growth] is non-decreasing in K; where it fails '
@@ -1076,6 +1114,7 @@ def agreement_Ks(Ks) -> list:
     return sorted(({1, 8} & Ks) | {max(Ks)}) if Ks else []
 
 # %% ../nbs/15_report.ipynb #079ac10f
+@report_section('agreement', 'Agreement matrices')
 def sec_agreement(d: RunData, s: Section):
     "Per-field agreement between harnesses."
     s.prose = ('Share of (task, seed) units on which two harnesses report the same value of each categorical belief field '
@@ -1096,6 +1135,7 @@ def sec_agreement(d: RunData, s: Section):
     part(s, 'Agreement', go)
 
 # %% ../nbs/15_report.ipynb #98f7b029
+@report_section('actions', 'Action categories and action divergence')
 def sec_actions(d: RunData, s: Section):
     "Action categories by harness, classifier agreement, action divergence."
     s.prose = ('The recommended action of every schema-valid belief at the final step, in the six coarse categories of the '
@@ -1151,6 +1191,7 @@ def sec_actions(d: RunData, s: Section):
                  'side) adds the same tables for the commands that really drive the loop.')
 
 # %% ../nbs/15_report.ipynb #139de5dd
+@report_section('unsafe_retry', 'UnsafeRetryRate and H2 vs H2+reason')
 def sec_retry(d: RunData, s: Section):
     "UnsafeRetryRate with CI per group/mode/harness; H2 vs H2+reason."
     s.prose = ('Among steps where the gate blocked a high-risk action, the share where the model recommends a high-risk action '
@@ -1198,6 +1239,7 @@ def excess_vs_success_chart(t: pd.DataFrame # an `excess_vs_success` table
         color='harness:N', tooltip=list(t.columns)).properties(width=300, height=220)
 
 # %% ../nbs/15_report.ipynb #5f313643
+@report_section('calibration', 'Calibration and AUROC')
 def sec_calibration(d: RunData, s: Section):
     "ECE, Brier, reliability diagram, attractor AUROC."
     s.prose = ('How well the stated success probability matches the verifier outcome at the end of the rollout (ECE over 15 '
@@ -1254,11 +1296,12 @@ def _ref_Ks(d: RunData) -> list:
     return sorted(int(k) for k in f[(f.harness_a == r) | (f.harness_b == r)].K.unique()) if len(f) else []
 
 # %% ../nbs/15_report.ipynb #27a97d93
+@report_section('sensitivity', 'Weight sensitivity')
 def sec_sensitivity(d: RunData, s: Section):
     "Harness rankings under other weightings."
     s.prose = (f'The ranking of the harnesses by D_belief against {_ref(d)} under the paper weights, the README weights, equal '
                'weights and 1 000 Dirichlet(1) draws, with Kendall τ to the paper ranking; a harness whose rank changes '
-               'under any weighting is flagged as moving.')
+               'under any weighting is flagged as moving.' + _weights_used())
     def go():
         Ks = _ref_Ks(d)
         if not Ks: raise NoData(f'no cross-harness pair with {_ref(d)} at the final step')
@@ -1270,6 +1313,7 @@ def sec_sensitivity(d: RunData, s: Section):
     part(s, 'Weight sensitivity', go)
 
 # %% ../nbs/15_report.ipynb #6daef2b5
+@report_section('grouped', 'Grouped extension')
 def sec_grouped(d: RunData, s: Section):
     "Per task group, which harness leads."
     s.prose = (f'Per task group (code, risky_cmd, verify_cost, timeout), the divergence of each harness from {_ref(d)} with its '
@@ -1325,6 +1369,7 @@ def vocab_wide(t: pd.DataFrame # from `hibd.semantic.arrival_vocabulary`
                    on=['harness_a', 'harness_b', 'K'], how='left')
 
 # %% ../nbs/15_report.ipynb #22792954
+@report_section('vocabulary', 'Exact vs semantic constraint matching (how much of D_arrival is vocabulary)')
 def sec_vocabulary(d: RunData, s: Section):
     "Exact vs semantic D_set / D_arrival and the vocabulary share."
     s.prose = ("The paper reports D_arrival between 0.975 and 1.000 in every cell and leaves open how much of it is wording: its "
@@ -1348,6 +1393,7 @@ def sec_vocabulary(d: RunData, s: Section):
     part(s, 'Exact vs semantic matching', go)
 
 # %% ../nbs/15_report.ipynb #bcbd4c10
+@report_section('action_ablation', 'D_act ablation')
 def sec_ablation(d: RunData, s: Section):
     "D_act as tok8, full command and category; what tok8 merges."
     s.prose = ("A referee's minor point: the paper's D_act compares only the first eight whitespace tokens of the recommended action "
@@ -1372,6 +1418,7 @@ def sec_ablation(d: RunData, s: Section):
     part(s, 'D_act ablation', go)
 
 # %% ../nbs/15_report.ipynb #c1695313
+@report_section('biwm', 'BIWM components')
 def sec_biwm(d: RunData, s: Section):
     "Component table with the declared criterion, retry effect of the blocked-action log, cross-harness alignment."
     wrapped = [h for h in d.design['harnesses'] if '~' in h]
@@ -1417,6 +1464,7 @@ def sec_biwm(d: RunData, s: Section):
     part(s, 'BIWM components', comp); part(s, 'Blocked-action log and UnsafeRetryRate', retry); part(s, 'Cross-harness alignment', align)
 
 # %% ../nbs/15_report.ipynb #056fec31
+@report_section('controls', 'Controls')
 def sec_controls(d: RunData, s: Section):
     "The controls against the reference: is the positive control detected, is the negative control's E near 0."
     s.prose = (f'The control harnesses against {_ref(d)} at every K, in a family of their own '
@@ -1433,16 +1481,6 @@ def sec_controls(d: RunData, s: Section):
                 '(the controls\' family), power for δ and mde')
         s.table('controls', t, 'The tidy excess table of the controls', max_rows=0)
     part(s, 'Controls', go)
-
-# %% ../nbs/15_report.ipynb #723cd91f
-SECTIONS = {'headline': ('Headline', sec_headline), 'header': ('Run header', sec_header), 'coverage': ('Coverage', sec_coverage), 'main': ('Main table', sec_main),
-            'long_horizon': ('Long horizon', sec_long), 'theory': ('Theorem 1 and Lemma 1', sec_theory),
-            'agreement': ('Agreement matrices', sec_agreement), 'actions': ('Action categories and action divergence', sec_actions),
-            'unsafe_retry': ('UnsafeRetryRate and H2 vs H2+reason', sec_retry), 'calibration': ('Calibration and AUROC', sec_calibration),
-            'sensitivity': ('Weight sensitivity', sec_sensitivity), 'grouped': ('Grouped extension', sec_grouped),
-            'vocabulary': ('Exact vs semantic constraint matching (how much of D_arrival is vocabulary)', sec_vocabulary),
-            'action_ablation': ('D_act ablation', sec_ablation), 'biwm': ('BIWM components', sec_biwm),
-            'controls': ('Controls', sec_controls)}
 
 # %% ../nbs/15_report.ipynb #e7474c19
 def _status(s: Section) -> str:

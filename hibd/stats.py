@@ -11,7 +11,8 @@ from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 import statsmodels.formula.api as smf
 import altair as alt
-from .metrics import COMPONENTS, COMPONENT_GROUPS, WEIGHT_PRESETS
+from .metrics import (COMPONENTS, COMPONENT_GROUPS, WEIGHT_PRESETS, component_names, registered_components,
+                          resolve_weights)
 
 # %% auto #0
 __all__ = ['ID_COLUMNS', 'METRICS', 'RESULT_COLUMNS', 'C3_NOTE', 'PairsError', 'check_pairs', 'synthetic_pairs', 'select_step',
@@ -58,10 +59,12 @@ def check_pairs(pairs: pd.DataFrame, # a pairs table
 
 # %% ../nbs/11_stats.ipynb #97fd41ed
 def _groups(comp: pd.DataFrame, weights: dict) -> pd.DataFrame:
-    "`D_belief`, `D_arrival`, `D_growth` from the component columns of `comp` under `weights`."
-    arr, gro = ([k for k in COMPONENTS if COMPONENT_GROUPS[k] == grp] for grp in ('arrival', 'growth'))
+    "`D_belief`, `D_arrival`, `D_growth` from the component columns of `comp` under `weights` (component -> weight)."
+    group = {**COMPONENT_GROUPS, **{k: c['group'] for k, c in registered_components().items()}}
+    names = [k for k in component_names() if k in weights]                 # the components in force, in their order
+    arr, gro = ([k for k in names if group[k] == grp] for grp in ('arrival', 'growth'))
     g = lambda ks: sum(weights[k] * comp[f'D_{k}'] for k in ks) / sum(weights[k] for k in ks)
-    return pd.DataFrame({'D_belief': sum(weights[k] * comp[f'D_{k}'] for k in COMPONENTS),
+    return pd.DataFrame({'D_belief': sum(weights[k] * comp[f'D_{k}'] for k in names),
                          'D_arrival': g(arr), 'D_growth': g(gro)}, index=comp.index)
 
 def synthetic_pairs(growth: dict = {'H1': .03, 'H2': 0.}, # per-K slope of the growth components of (H0, h), by harness h
@@ -468,7 +471,8 @@ def weight_sensitivity(pairs: pd.DataFrame, # a pairs table
                        seed: int = 0 # RNG seed of the draws
                       ) -> WeightSensitivity:
     "Harness ranking by mean `D_belief` under the weight presets and Dirichlet draws; Kendall τ to `paper`."
-    comps = [f'D_{c}' for c in COMPONENTS]
+    w = resolve_weights('paper'); names = [c for c in component_names() if w[c] > 0]   # weight-0 diagnostics stay out
+    comps = [f'D_{c}' for c in names]
     x = cross(select_step(check_pairs(pairs, comps), step)); K = int(x.K.max()) if K is None else K; x = x[x.K == K]
     if ref is not None:
         x = x[(x.harness_a == ref) | (x.harness_b == ref)]
@@ -476,8 +480,8 @@ def weight_sensitivity(pairs: pd.DataFrame, # a pairs table
     else: item = (x.harness_a + ' vs ' + x.harness_b).to_numpy()
     if len(x) == 0: raise PairsError(f'weight_sensitivity: no cross-harness rows at K={K}' + (f' involving {ref!r}' if ref else ''))
     M = x[comps].groupby(item, sort=True).mean()                                       # items × components
-    presets = {k: [WEIGHT_PRESETS[k][c] for c in COMPONENTS] for k in ('paper', 'readme', 'equal')}
-    Wd = np.random.default_rng(seed).dirichlet(np.ones(len(COMPONENTS)), n_draws)      # draws × components
+    presets = {k: [resolve_weights(k)[c] for c in names] for k in ('paper', 'readme', 'equal')}
+    Wd = np.random.default_rng(seed).dirichlet(np.ones(len(names)), n_draws)      # draws × components
     Wm = np.column_stack([*presets.values(), Wd.T])                                    # components × schemes
     score = M.to_numpy() @ Wm                                                          # items × schemes
     ranks = (-score).argsort(0, kind='stable').argsort(0, kind='stable') + 1

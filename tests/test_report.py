@@ -98,9 +98,7 @@ def test_sections_in_order_and_no_data_said(tmp_path):
     "The sections come in the SPEC order; the one-K tutorial run says in one line that the long horizon has no data."
     out = R.build_report(RUNS/'tutorial', tmp_path/'rep')
     idx = json.loads((out/'index.json').read_text())
-    assert [s['key'] for s in idx['sections']] == ['headline', 'header', 'coverage', 'main', 'long_horizon', 'theory', 'agreement', 'actions',
-                                                   'unsafe_retry', 'calibration', 'sensitivity', 'grouped',
-                                                   'vocabulary', 'action_ablation', 'biwm', 'controls']
+    assert [s['key'] for s in idx['sections']] == list(R.SECTIONS)   # the registry's order (the chapter pins the SPEC's)
     assert all(s['status'] != 'error' for s in idx['sections']), idx['sections']
     md = (out/'report.md').read_text()
     assert 'Long horizon: no data in this run: one horizon only (K = 3)' in md
@@ -268,8 +266,8 @@ def test_small_model_statement(qs):
     assert 'scripted replies (scripted:replies.json), a test fixture: they are not model output' in header() and 'It cannot show' not in header()
 
 
-def test_fast_and_model_free(qs):
-    "A fresh interpreter builds the quickstart report in well under the SPEC's 30 s, never imports llama_cpp and adds no model call."
+def test_model_free(qs):
+    "A fresh interpreter builds the quickstart report without importing llama_cpp or adding a model call (its speed: benchmarks/report.py)."
     calls = hashlib.sha256((qs/'calls.jsonl').read_bytes()).hexdigest()
     before = sorted(p.relative_to(qs).as_posix() for p in qs.rglob('*'))
     code = ('import sys, time, json; t = time.perf_counter(); from hibd.report import build_report; '
@@ -281,7 +279,6 @@ def test_fast_and_model_free(qs):
     assert r.returncode == 0, r.stderr[-3000:]
     res = json.loads(r.stdout.strip().splitlines()[-1])
     print(f"report built in {res['seconds']:.2f} s (imports included; {wall:.2f} s with interpreter start-up)")
-    assert res['seconds'] < 60, f"build took {res['seconds']:.1f} s (SPEC: seconds; bound here 60 s)"
     assert not res['llama'], 'building a report imported llama_cpp'
     assert hashlib.sha256((qs/'calls.jsonl').read_bytes()).hexdigest() == calls, 'calls.jsonl changed: a model call was made'
     after = sorted(p.relative_to(qs).as_posix() for p in qs.rglob('*'))

@@ -109,3 +109,31 @@ def test_changed_file_refused(run):
     f.unlink()
     one_line_error(hibd('report', run/'run', '--out', run/'report2'),
                    f'the run imported {f} (sha256 {old[:12]}), which cannot be read')
+
+
+SECTION_FILE = '''"""A report section of my own: the share of steps whose command exited 0, per harness."""
+from hibd.report import report_section
+
+@report_section('exit_zero', 'Commands that exited 0', after='header')
+def exit_zero(d, s):
+    t = d.run.assign(zero=d.run.observation.str.contains(r'\\[exit code 0\\]')).groupby('harness').zero.mean()
+    s.text('The share of steps whose observation ends with exit code 0.')
+    s.table('exit_zero', t.rename('share').reset_index())
+'''
+
+
+def test_a_report_section_from_a_file(tmp_path):
+    "A section of one's own: the file (one decorator) and the config's `imports`; `hibd report` numbers it in place."
+    shutil.copy(USER_FILE, tmp_path/'my_harnesses.py')
+    (tmp_path/'my_section.py').write_text(SECTION_FILE)
+    r = hibd('run', config(tmp_path, imports=('my_harnesses.py', 'my_section.py')), '--out', tmp_path/'run')
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    r = hibd('report', tmp_path/'run', '--out', tmp_path/'rep')
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    idx = json.loads((tmp_path/'rep'/'index.json').read_text())
+    keys = [s['key'] for s in idx['sections']]
+    assert keys[:3] == ['headline', 'header', 'exit_zero'], keys
+    mine = idx['sections'][2]
+    assert mine['status'] == 'ok', mine
+    md = (tmp_path/'rep'/'report.md').read_text()
+    assert '## 2. Commands that exited 0' in md and '## 3. Coverage' in md, md[:2000]
