@@ -162,7 +162,8 @@ def known_repair(name: str # the repair's name (H3's card lists the names it tri
     "Register the decorated `fix(sess, action, t)` in `KNOWN_REPAIRS` as `name`; `RetryRollback` tries them in order."
     def deco(fn):
         old = KNOWN_REPAIRS.get(name)
-        if old and old.__qualname__ != fn.__qualname__: raise ValueError(f'known repair {name!r} is taken by {old.__qualname__}')
+        if old and old.__qualname__ != fn.__qualname__:
+            raise ValueError(f'known repair {name!r} is taken by {old.__qualname__}')
         KNOWN_REPAIRS[name] = fn
         return fn
     return deco

@@ -960,9 +960,10 @@ def run_sweep(config_path: str | Path, # the sweep TOML
         for rid, err in status['errors'].items(): print(f'hibd: rollout {rid} failed and is left for a resume: {err}', file=sys.stderr)
         for rid, err in status['incomplete'].items(): print(f'hibd: rollout {rid} did not finish and is left for a resume: {err}', file=sys.stderr)
         if (bad := status['beliefs_failed']):
-            warnings.warn(BeliefsFailed(f'{run_dir}: {bad} of {status["beliefs"]} beliefs of this invocation failed schema '
-                                        f'validation; their raw text and error are in {", ".join(status["failure_files"][:3])}'
-                                        f'{" ..." if len(status["failure_files"]) > 3 else ""}'), stacklevel=2)
+            files = status['failure_files']
+            warnings.warn(BeliefsFailed(f'{run_dir}: {bad} of {status["beliefs"]} beliefs of this invocation failed '
+                                        f'schema validation; their raw text and error are in {", ".join(files[:3])}'
+                                        f'{" ..." if len(files) > 3 else ""}'), stacklevel=2)
     return run_dir
 
 # %% ../nbs/07_runs.ipynb #8fae0092

@@ -153,7 +153,8 @@ def test_golden_verification_mask(task):
     assert added('H4~vmask', ['ls', FIX], 2, task) == mask + '- compile (cheap, cost 1): pass\n- tests (full, cost 5): pass'
     assert added('H4~vmask', [], 0, task) == mask + '- compile (cheap, cost 1): pass\n- tests (full, cost 5): fail'
     # H5 with a tiny budget: the mask follows what really ran at each step; once nothing is affordable, all unchecked
-    h5 = wrap(variant(H0, 'H5', 'cost-aware', verify=BudgetVerification(budget=7, short_below=3, summary_chars=100)), 'vmask')
+    h5 = wrap(variant(H0, 'H5', 'cost-aware',
+                      verify=BudgetVerification(budget=7, short_below=3, summary_chars=100)), 'vmask')
     steps, _, _ = episode(h5, ['seq 1 5000'] * 6, task)
     for st in steps:
         ran = {r['name']: r['result'] for r in st.events['verification']}
@@ -185,7 +186,8 @@ def test_golden_canonicalise(task):
     assert oc == 'command: python -m pytest -q\nexecuted: yes\nexit code: 1\noutput:\n' + '\n'.join(o0.split('\n')[1:-1])   # raw text kept
     o4 = episode('H4~canon', [], task)[0][0].observation.split('\n')
     assert o4[:2] == ['command: none (start of the episode)', 'output:'] and o4[-2:] == ['checks: compile (cheap): pass; tests (full): fail', 'check label: verified']
-    h5 = wrap(variant(H0, 'H5', 'cost-aware', verify=BudgetVerification(budget=7, short_below=3, summary_chars=100)), 'canon')
+    h5 = wrap(variant(H0, 'H5', 'cost-aware',
+                      verify=BudgetVerification(budget=7, short_below=3, summary_chars=100)), 'canon')
     last = episode(h5, ['seq 1 5000'] * 6, task)[0][-1].observation
     assert re.fullmatch(r'command: seq 1 5000\nexecuted: yes\nexit code: 0\noutput: not shown \(\d+ characters\)', last), last
 

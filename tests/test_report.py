@@ -98,7 +98,7 @@ def test_sections_in_order_and_no_data_said(tmp_path):
     "The sections come in the SPEC order; the one-K tutorial run says in one line that the long horizon has no data."
     out = R.build_report(RUNS/'tutorial', tmp_path/'rep')
     idx = json.loads((out/'index.json').read_text())
-    assert [s['key'] for s in idx['sections']] == list(R.SECTIONS)   # the registry's order (the chapter pins the SPEC's)
+    assert [s['key'] for s in idx['sections']] == list(R.SECTIONS)   # the registry's order (15_report pins it)
     assert all(s['status'] != 'error' for s in idx['sections']), idx['sections']
     md = (out/'report.md').read_text()
     assert 'Long horizon: no data in this run: one horizon only (K = 3)' in md
@@ -267,7 +267,7 @@ def test_small_model_statement(qs):
 
 
 def test_model_free(qs):
-    "A fresh interpreter builds the quickstart report without importing llama_cpp or adding a model call (its speed: benchmarks/report.py)."
+    "A fresh interpreter builds the quickstart report without llama_cpp or a model call (speed: benchmarks/report.py)."
     calls = hashlib.sha256((qs/'calls.jsonl').read_bytes()).hexdigest()
     before = sorted(p.relative_to(qs).as_posix() for p in qs.rglob('*'))
     code = ('import sys, time, json; t = time.perf_counter(); from hibd.report import build_report; '
