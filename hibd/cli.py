@@ -74,6 +74,7 @@ class HibdGroup(click.Group):
     "The `hibd` group: `user_errors()` (and a full disk) become a `HibdError`; `--debug` adds the traceback."
     def invoke(self, ctx):
         try: return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort): raise   # click's own: `--help`, usage
         except Exception as e:
             user = isinstance(e, user_errors())
             if not user and not (isinstance(e, OSError) and e.errno in WRITE_ERRNOS): raise
