@@ -911,6 +911,10 @@ def _success(d: RunData, s: Section):
     ref = _ref(d)
     if ref in d.design['harnesses'] and len(d.design['harnesses']) > 1:
         st = success_table(d.run, base=ref)
+        if not len(st):                                  # a run under way: only the reference has finished rollouts
+            s.text(f'Success against {ref}: no data in this run: no other harness has a finished rollout beside '
+                   f'{ref} at the same task and seed yet.')
+            return t
         kmax = int(st.K.max())
         s.text(f'Success of each harness against {ref} at K = {kmax} (two-sided seed-swap sign-flip test over '
                '(task, seed) cells, Holm over the family; t-interval over tasks): '

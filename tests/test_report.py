@@ -429,3 +429,15 @@ def test_damaged_rollout_is_named_and_left_out(qs):
     counts = pd.read_csv(next((qs/'report'/'tables').glob('*_counts.csv'))).set_index('quantity').value
     assert (counts['rollout files finished'], counts['rollout files damaged (left out)']) == ('6', '1')
     assert 'H3' not in set(R.read_run(qs).run.harness)                  # left out of every table
+
+
+def test_agent_run_under_way_with_only_the_reference(tmp_path):
+    "An agent-mode run whose only finished rollouts are the reference's: the success test says so, no section fails."
+    d = tmp_path/'cc'; shutil.copytree(RUNS/'closed_code', d)
+    for p in (d/'rollouts').glob('*.jsonl'):
+        if '__H0__' not in p.name: p.unlink()
+    s = R.Section('main', 'Main table')
+    R.sec_main(R.read_run(d), s)
+    text = ' '.join(b.content for b in s.blocks if b.kind == 'text')
+    assert 'no other harness has a finished rollout beside H0' in text, text
+    assert not any('failed with' in b.content for b in s.blocks if b.kind == 'text'), text
