@@ -14,7 +14,8 @@ from statsmodels.stats.proportion import proportion_confint
 from .schema import ORDINALS, FAILURE_MODES, Belief, to_table, example_belief
 from .metrics import (COMPONENTS, WEIGHT_PRESETS, resolve_weights, components, component_names, divergence,
                           lemma1_applies, check_lemma1)
-from .stats import (PairsError, RESULT_COLUMNS, check_pairs, select_step, cross, within, bootstrap_cells, cluster_weights,
+from .stats import (PairsError, RESULT_COLUMNS, check_pairs, select_step, cross, within, bootstrap_cells,
+                        cluster_weights,
                         signflip_p, adjust, describe, compare, c3_check, C3_NOTE, weight_sensitivity, plot_estimates,
                         synthetic_pairs)
 from .runs import load_run
@@ -127,7 +128,8 @@ def reweight(pairs: pd.DataFrame, # a pairs table with the component columns `D_
     D = pairs[cols].to_numpy(float); wv = np.array(list(w.values()))
     out = {'D_belief': D @ wv}
     for g in ('arrival', 'growth'):
-        m = np.array([group[k] == g for k in w]); out[f'D_{g}'] = D[:, m] @ wv[m] / wv[m].sum() if wv[m].sum() > 0 else np.nan
+        m = np.array([group[k] == g for k in w])
+        out[f'D_{g}'] = D[:, m] @ wv[m] / wv[m].sum() if wv[m].sum() > 0 else np.nan
     return pairs.assign(**{k: np.clip(v, 0, 1) for k, v in out.items()})
 
 # %% ../nbs/14_analysis.ipynb #059b531d
@@ -140,7 +142,8 @@ def component_metrics() -> tuple[str, ...]:
 def _prepare(pairs, metrics, weights, step):
     "Checked, reweighted rows of `pairs` at `step`."
     comps = list(component_metrics())
-    p = check_pairs(pairs, [m for m in metrics if m not in MAIN_METRICS] + (comps if weights is not None else list(metrics)))
+    p = check_pairs(pairs, [m for m in metrics if m not in MAIN_METRICS]
+                    + (comps if weights is not None else list(metrics)))
     if weights is not None: p = reweight(p, weights)
     return select_step(p, step)
 
@@ -155,18 +158,22 @@ def _orient(pairs, ref):
 def _scope(t, ref):
     "Add `scope` ('vs <ref>' or 'other pairs') and put the `ref` pairs first."
     t = t.assign(scope=np.where(t.harness_a == ref, f'vs {ref}', 'other pairs') if ref is not None else 'all pairs')
-    return t.sort_values(['scope', 'harness_a', 'harness_b'], key=lambda c: c.ne(f'vs {ref}') if c.name == 'scope' else c,
+    return t.sort_values(['scope', 'harness_a', 'harness_b'],
+                         key=lambda c: c.ne(f'vs {ref}') if c.name == 'scope' else c,
                          kind='stable').reset_index(drop=True)
 
 def _floor_p(p, metrics):
     "One-sided exact sign-flip p per (pair, K, metric): task means of cross minus the pair's within-harness floor."
     c, w = cross(p), within(p)
-    if w.empty: return pd.DataFrame({'harness_a': pd.Series(dtype=c.harness_a.dtype), 'harness_b': pd.Series(dtype=c.harness_b.dtype),
-                                     'K': pd.Series(dtype='int64'), 'metric': pd.Series(dtype=str), 'p': pd.Series(dtype=float)})
+    if w.empty:
+        return pd.DataFrame({'harness_a': pd.Series(dtype=c.harness_a.dtype),
+                             'harness_b': pd.Series(dtype=c.harness_b.dtype), 'K': pd.Series(dtype='int64'),
+                             'metric': pd.Series(dtype=str), 'p': pd.Series(dtype=float)})
     ct = c.groupby(['harness_a', 'harness_b', 'K', 'task'])[list(metrics)].mean().reset_index()
     wt = w.groupby(['harness_a', 'K', 'task'])[list(metrics)].mean()
     fa = wt.reindex(pd.MultiIndex.from_frame(ct[['harness_a', 'K', 'task']])).to_numpy()
-    fb = wt.reindex(pd.MultiIndex.from_frame(ct[['harness_b', 'K', 'task']].rename(columns={'harness_b': 'harness_a'}))).to_numpy()
+    fb = wt.reindex(pd.MultiIndex.from_frame(ct[['harness_b', 'K',
+                                                 'task']].rename(columns={'harness_b': 'harness_a'}))).to_numpy()
     with warnings.catch_warnings():
         warnings.simplefilter('ignore', RuntimeWarning)     # all-NaN where neither harness has a floor for the task
         d = ct[list(metrics)].to_numpy() - np.nanmean(np.stack([fa, fb]), 0)
@@ -198,10 +205,12 @@ def main_table(pairs: pd.DataFrame, # a pairs table (`hibd.pairs.pairs`)
     if cross(p).empty: raise PairsError('main_table: the pairs table has no cross-harness rows')
     t = describe(p, metrics, B=B, seed=seed, level=level).drop(columns=['p', 'p_adj'])
     t = t.merge(_floor_p(p, metrics), on=['harness_a', 'harness_b', 'K', 'metric'], how='left')
-    t['family'] = [f'main_table {m}: every cross pair x K, cross > floor ({(t.metric == m).sum()} tests)' for m in t.metric]
+    t['family'] = [f'main_table {m}: every cross pair x K, cross > floor ({(t.metric == m).sum()} tests)'
+                   for m in t.metric]
     t = adjust(t, correction)
     t['method'] += (f'; p: one-sided exact sign-flip over tasks of (cross - within-harness floor) task means, '
-                    f'{correction} within metric; weights {weights if isinstance(weights, str) or weights is None else dict(weights)}')
+                    f'{correction} within metric; weights '
+                    f'{weights if isinstance(weights, str) or weights is None else dict(weights)}')
     t['metric'] = pd.Categorical(t.metric, categories=metrics)
     t = _scope(t.sort_values(['metric', 'K'], kind='stable'), ref)
     t['metric'] = t.metric.astype(str)
@@ -223,7 +232,8 @@ def k_tests(pairs: pd.DataFrame, # a pairs table with at least two K
     p = _prepare(pairs, list(metrics), weights, step)
     Ks = sorted(cross(p).K.unique())
     if len(Ks) < 2:
-        warnings.warn(f'k_tests: needs at least two K among the cross-harness rows (K: {Ks}); nothing to test', stacklevel=2)
+        warnings.warn(f'k_tests: needs at least two K among the cross-harness rows (K: {Ks}); nothing to test',
+                      stacklevel=2)
         return pd.DataFrame(columns=[*RESULT_COLUMNS, 'contrast', 'family'])
     t = pd.concat([compare(p, m, across='K', ref=ref_K, step=step, test=test, correction=correction,
                            B=B, seed=seed, level=level) for m in metrics], ignore_index=True)
@@ -246,7 +256,8 @@ def _turns(t, keys):
     g = t.groupby(keys, sort=False).estimate
     prev, nxt = g.shift(1), g.shift(-1)
     t['delta'] = t.estimate - prev
-    t['turn'] = np.select([(t.estimate < prev) & (t.estimate < nxt), (t.estimate > prev) & (t.estimate > nxt)], ['dip', 'peak'], '')
+    t['turn'] = np.select([(t.estimate < prev) & (t.estimate < nxt), (t.estimate > prev) & (t.estimate > nxt)],
+                          ['dip', 'peak'], '')
     return t
 
 def long_horizon(pairs: pd.DataFrame, # a pairs table (every K the run has: 1..K_max)
@@ -265,7 +276,8 @@ def long_horizon(pairs: pd.DataFrame, # a pairs table (every K the run has: 1..K
     if ref is not None: x = x[x.harness_a == ref]
     if x.empty: raise PairsError(f'long_horizon: no cross-harness rows' + (f' with {ref!r}' if ref else ''))
     if by == 'pair':
-        t = describe(pd.concat([x, within(p)]), metrics, B=B, seed=seed, level=level).drop(columns=['p', 'p_adj', 'method'])
+        t = describe(pd.concat([x, within(p)]), metrics, B=B, seed=seed,
+                     level=level).drop(columns=['p', 'p_adj', 'method'])
         t = t[t.harness_a != t.harness_b]
     elif by == 'pooled':
         avg = x.groupby(['task', 'seed_a', 'K'])[metrics].mean().reset_index()
@@ -276,7 +288,8 @@ def long_horizon(pairs: pd.DataFrame, # a pairs table (every K the run has: 1..K
     else: raise ValueError(f"long_horizon: by must be 'pair' or 'pooled' (got {by!r})")
     t['metric'] = pd.Categorical(t.metric, categories=metrics)
     t = _turns(t, ['harness_a', 'harness_b', 'metric']); t['metric'] = t.metric.astype(str)
-    return t[['harness_a', 'harness_b', 'K', 'metric', 'estimate', 'ci_low', 'ci_high', 'n_pairs', 'n_tasks', 'noise_floor', 'delta', 'turn']]
+    return t[['harness_a', 'harness_b', 'K', 'metric', 'estimate', 'ci_low', 'ci_high', 'n_pairs', 'n_tasks',
+              'noise_floor', 'delta', 'turn']]
 
 # %% ../nbs/14_analysis.ipynb #ebdec501
 def long_horizon_chart(table: pd.DataFrame, # a `long_horizon` result
@@ -286,11 +299,14 @@ def long_horizon_chart(table: pd.DataFrame, # a `long_horizon` result
     d = table.assign(pair=table.harness_a + ' vs ' + table.harness_b)
     base = alt.Chart().encode(x=alt.X('K:Q', title='horizon K'), color=alt.Color('metric:N', title='component'))
     line = base.mark_line(point=True).encode(y=alt.Y('estimate:Q', title='divergence', scale=alt.Scale(domain=[0, 1])),
-                                             tooltip=['pair', 'metric', 'K', 'estimate', 'ci_low', 'ci_high', 'delta', 'turn'])
+                                             tooltip=['pair', 'metric', 'K', 'estimate', 'ci_low', 'ci_high', 'delta',
+                                                      'turn'])
     bars = base.mark_errorbar().encode(y=alt.Y('ci_low:Q', title='divergence'), y2='ci_high:Q')
-    turns = (alt.Chart().transform_filter(alt.datum.turn != '').mark_point(shape='triangle-down', size=160, color='black', yOffset=-12)
+    turns = (alt.Chart().transform_filter(alt.datum.turn != '').mark_point(shape='triangle-down', size=160,
+                                                                           color='black', yOffset=-12)
              .encode(x='K:Q', y='estimate:Q', tooltip=['metric', 'K', 'turn']))
-    return alt.layer(bars, line, turns, data=d).facet(facet=alt.Facet('pair:N', title=None), columns=3).properties(title=title)
+    return alt.layer(bars, line, turns, data=d).facet(facet=alt.Facet('pair:N', title=None),
+                                                      columns=3).properties(title=title)
 
 # %% ../nbs/14_analysis.ipynb #8bf94047
 def theorem1(pairs: pd.DataFrame, # a pairs table with at least two K
@@ -306,15 +322,18 @@ def theorem1(pairs: pd.DataFrame, # a pairs table with at least two K
     cols = ['harness_a', 'harness_b', 'transition', 'share_nonneg', 'share_ci_low', 'share_ci_high', 'mean_increment',
             'inc_ci_low', 'inc_ci_high', 'n_pairs', 'n_tasks', 'c3']
     if cross(p).K.nunique() < 2:
-        warnings.warn(f'theorem1: needs at least two K (K: {sorted(cross(p).K.unique())}); (C3) cannot be checked', stacklevel=2)
+        warnings.warn(f'theorem1: needs at least two K (K: {sorted(cross(p).K.unique())}); (C3) cannot be checked',
+                      stacklevel=2)
         t = pd.DataFrame(columns=cols); t.attrs['note'] = C3_NOTE; return t
     r = c3_check(p, metric, step=step, B=B, seed=seed, level=level)
     inc = r.increments.assign(transition=r.increments.K_from.astype(str) + '->' + r.increments.K_to.astype(str))
     both = pd.concat([inc, inc.assign(transition='all')])
-    both = both.assign(unit=both.harness_a + '|' + both.harness_b + '|' + both.seed_a.astype(str) + '|' + both.K_from.astype(str),
-                       nonneg=both.nonneg.astype(float))
-    long = both.melt(id_vars=['transition', 'task', 'unit'], value_vars=['nonneg', 'increment'], var_name='value', value_name='v')
-    r2 = bootstrap_cells(long, ['transition', 'value'], 'v', unit='unit', B=B, seed=seed, level=level)   # one draw serves both
+    both = both.assign(unit=both.harness_a + '|' + both.harness_b + '|' + both.seed_a.astype(str) + '|'
+                       + both.K_from.astype(str), nonneg=both.nonneg.astype(float))
+    long = both.melt(id_vars=['transition', 'task', 'unit'], value_vars=['nonneg', 'increment'], var_name='value',
+                     value_name='v')
+    # one draw serves both
+    r2 = bootstrap_cells(long, ['transition', 'value'], 'v', unit='unit', B=B, seed=seed, level=level)
     sh, mi = (r2[r2.value == v].drop(columns='value').reset_index(drop=True) for v in ('nonneg', 'increment'))
     pool = sh.rename(columns={'estimate': 'share_nonneg', 'ci_low': 'share_ci_low', 'ci_high': 'share_ci_high'})
     pool[['mean_increment', 'inc_ci_low', 'inc_ci_high']] = mi[['estimate', 'ci_low', 'ci_high']].to_numpy()
@@ -327,14 +346,18 @@ def theorem1(pairs: pd.DataFrame, # a pairs table with at least two K
 
 # %% ../nbs/14_analysis.ipynb #8d142381
 def theorem1_chart(table: pd.DataFrame, # a `theorem1` result
-                   title: str = 'Share of non-negative D_growth increments, 95% CI (Theorem 1 is only a sufficient condition)'
+                   title: str = 'Share of non-negative D_growth increments, 95% CI (Theorem 1 is only a sufficient '
+                                'condition)'
                   ) -> alt.Chart:
     "Share of non-negative increments with CI per pair and transition; colour says whether (C3) holds."
-    d = table.assign(pair=np.where(table.harness_a == table.harness_b, table.harness_a, table.harness_a + ' vs ' + table.harness_b))
-    base = alt.Chart(d).encode(y=alt.Y('pair:N', title=None), x=alt.X('share_nonneg:Q', title='share of increments >= 0',
+    d = table.assign(pair=np.where(table.harness_a == table.harness_b, table.harness_a,
+                                   table.harness_a + ' vs ' + table.harness_b))
+    base = alt.Chart(d).encode(y=alt.Y('pair:N', title=None),
+                               x=alt.X('share_nonneg:Q', title='share of increments >= 0',
                                                                        scale=alt.Scale(domain=[0, 1])))
     pts = base.mark_point(filled=True, size=60).encode(
-        color=alt.Color('c3:N', scale=alt.Scale(domain=['holds', 'unclear', 'fails'], range=['#1b9e77', '#999999', '#d95f02'])),
+        color=alt.Color('c3:N', scale=alt.Scale(domain=['holds', 'unclear', 'fails'],
+                                                range=['#1b9e77', '#999999', '#d95f02'])),
         tooltip=['pair', 'transition', 'share_nonneg', 'mean_increment', 'inc_ci_low', 'inc_ci_high', 'c3'])
     bars = base.mark_rule().encode(x='share_ci_low:Q', x2='share_ci_high:Q')
     return (bars + pts).facet(column=alt.Column('transition:N', title='transition')).properties(title=title)
@@ -345,7 +368,8 @@ def _belief_pairs(run, step='final', harness_order=None):
     p = cross(select_step(run_pairs(select_step(run, step), harness_order=harness_order), step)).reset_index(drop=True)
     tab, pos = belief_rows(run)                                   # each belief validated once
     idx = pd.Series(pos, index=pd.MultiIndex.from_frame(run[['task', 'K', 'step', 'harness', 'seed']]))
-    look = lambda s: tab.iloc[idx.reindex(pd.MultiIndex.from_arrays([p.task, p.K, p.step, p[f'harness_{s}'], p[f'seed_{s}']])).to_numpy(np.int64)].reset_index(drop=True)
+    look = lambda s: tab.iloc[idx.reindex(pd.MultiIndex.from_arrays([p.task, p.K, p.step, p[f'harness_{s}'],
+        p[f'seed_{s}']])).to_numpy(np.int64)].reset_index(drop=True)
     return p, (look('a') if len(p) else None), (look('b') if len(p) else None)
 
 def lemma1(run: pd.DataFrame, # a run (`hibd.runs.load_run`) with the beliefs
@@ -358,16 +382,18 @@ def lemma1(run: pd.DataFrame, # a run (`hibd.runs.load_run`) with the beliefs
     cols = ['harness_a', 'harness_b', 'K', 'n_pairs', 'applies', 'share_applies', 'violations', 'mean_D_belief',
             'floor_share', 'set_share', 'w_set']
     if not len(p):
-        warnings.warn('lemma1: the run has no cross-harness pairs of valid beliefs', stacklevel=2); return pd.DataFrame(columns=cols)
+        warnings.warn('lemma1: the run has no cross-harness pairs of valid beliefs', stacklevel=2)
+        return pd.DataFrame(columns=cols)
     res = divergence(ta, tb, weights=weights, matcher='exact')
     chk = check_lemma1(ta, tb, res); w_set = chk['w_set']
-    d = p[['harness_a', 'harness_b', 'K']].assign(applies=lemma1_applies(ta, tb), bad=False, D_belief=res.D_belief.to_numpy(),
+    d = p[['harness_a', 'harness_b', 'K']].assign(applies=lemma1_applies(ta, tb), bad=False,
+                                                  D_belief=res.D_belief.to_numpy(),
                                                   set_part=w_set * res.D_set.to_numpy())
     d.loc[chk['violating_rows'], 'bad'] = True
     d['floor'] = w_set * d.applies
     agg = lambda g: pd.DataFrame({'n_pairs': g.size(), 'applies': g.applies.sum(), 'violations': g.bad.sum(),
-                                  'mean_D_belief': g.D_belief.mean(), 'floor_sum': g.floor.sum(), 'set_sum': g.set_part.sum(),
-                                  'D_sum': g.D_belief.sum()})
+                                  'mean_D_belief': g.D_belief.mean(), 'floor_sum': g.floor.sum(),
+                                  'set_sum': g.set_part.sum(), 'D_sum': g.D_belief.sum()})
     t = agg(d.groupby(['harness_a', 'harness_b', 'K'])).reset_index()
     tot = agg(d.assign(_='all').groupby('_')).reset_index(drop=True).assign(harness_a='all', harness_b='all', K=pd.NA)
     t = pd.concat([t, tot], ignore_index=True)
@@ -399,23 +425,28 @@ def agreement(run: pd.DataFrame, # a run (`hibd.runs.load_run`)
     fields = list(fields); bad = [f for f in fields if f not in CATEGORICAL_FIELDS]
     if bad: raise ValueError(f'agreement: unknown fields {bad} (categorical fields: {list(CATEGORICAL_FIELDS)})')
     Ks = sorted(run.K.unique().tolist())
-    if K not in Ks: return _empty(AGREEMENT_COLUMNS, f'K={K} is not in this run (K: {Ks}); no agreement to report', 'agreement')
+    if K not in Ks:
+        return _empty(AGREEMENT_COLUMNS, f'K={K} is not in this run (K: {Ks}); no agreement to report', 'agreement')
     f = run[(run.K == K) & (run.step == K) & run.ok.astype(bool) & run.belief.notna()].reset_index(drop=True)
     if f.empty: return _empty(AGREEMENT_COLUMNS, f'no valid beliefs at the final step of K={K}', 'agreement')
     order = {h: i for i, h in enumerate(harness_order or pd.unique(run.harness))}
-    x = pd.concat([f[['task', 'seed', 'harness']], to_table(f.belief)[fields]], axis=1).assign(o=lambda d: d.harness.map(order))
-    cr = x.merge(x, on=['task', 'seed'], suffixes=('_a', '_b')); cr = cr[cr.o_a < cr.o_b].assign(seed_a=lambda d: d.seed)
+    x = pd.concat([f[['task', 'seed', 'harness']], to_table(f.belief)[fields]],
+                  axis=1).assign(o=lambda d: d.harness.map(order))
+    cr = x.merge(x, on=['task', 'seed'], suffixes=('_a', '_b'))
+    cr = cr[cr.o_a < cr.o_b].assign(seed_a=lambda d: d.seed)
     wi = x.merge(x, on=['task', 'harness'], suffixes=('_a', '_b')); wi = wi[wi.seed_a < wi.seed_b]
     wi = wi.assign(harness_a=wi.harness, harness_b=wi.harness)
     both = pd.concat([cr, wi], ignore_index=True)
-    if both.empty: return _empty(AGREEMENT_COLUMNS, f'only one harness and one seed at K={K}: nothing to compare', 'agreement')
+    if both.empty:
+        return _empty(AGREEMENT_COLUMNS, f'only one harness and one seed at K={K}: nothing to compare', 'agreement')
     eq = pd.DataFrame({k: (both[f'{k}_a'] == both[f'{k}_b']).astype(float) for k in fields})
     long = pd.concat([both[['task', 'seed_a', 'harness_a', 'harness_b']], eq], axis=1).melt(
         id_vars=['task', 'seed_a', 'harness_a', 'harness_b'], var_name='field', value_name='equal')
     t = bootstrap_cells(long, ['field', 'harness_a', 'harness_b'], 'equal', B=B, seed=seed, level=level)
     t = t.rename(columns={'estimate': 'agreement', 'n_pairs': 'n'}).assign(K=K)
     t['field'] = pd.Categorical(t.field, categories=fields)
-    t = t.sort_values(['field', 'harness_a', 'harness_b'], key=lambda c: c.map(order) if c.name != 'field' else c, kind='stable')
+    t = t.sort_values(['field', 'harness_a', 'harness_b'], key=lambda c: c.map(order) if c.name != 'field' else c,
+                      kind='stable')
     return t.assign(field=t.field.astype(str))[AGREEMENT_COLUMNS].reset_index(drop=True)
 
 # %% ../nbs/14_analysis.ipynb #cdc38b07
@@ -424,23 +455,32 @@ def agreement_chart(table: pd.DataFrame, # an `agreement` result (one or several
                    ) -> alt.Chart:
     "Heatmap of agreement per pair of harnesses (both triangles), one panel per field and K; a message if empty."
     if table.empty:
-        return alt.Chart(pd.DataFrame({'text': [table.attrs.get('message', 'no agreement data')]})).mark_text(size=14).encode(
+        return alt.Chart(pd.DataFrame({'text': [table.attrs.get('message',
+                                                                'no agreement data')]})).mark_text(size=14).encode(
             text='text:N').properties(title=title, width=300, height=40)
-    d = pd.concat([table, table[table.harness_a != table.harness_b].rename(columns={'harness_a': 'harness_b', 'harness_b': 'harness_a'})])
+    d = pd.concat([table,
+                   table[table.harness_a != table.harness_b].rename(columns={'harness_a': 'harness_b',
+                                                                             'harness_b': 'harness_a'})])
     d = d.assign(label=d.agreement.map('{:.2f}'.format))
     base = alt.Chart().encode(x=alt.X('harness_b:N', title=None), y=alt.Y('harness_a:N', title=None))
     rect = base.mark_rect().encode(color=alt.Color('agreement:Q', scale=alt.Scale(domain=[0, 1], scheme='blues')),
-                                   tooltip=['field', 'K', 'harness_a', 'harness_b', 'agreement', 'ci_low', 'ci_high', 'n'])
-    text = base.mark_text(fontSize=9).encode(text='label:N', color=alt.condition(alt.datum.agreement > .6, alt.value('white'), alt.value('black')))
-    return alt.layer(rect, text, data=d).facet(column=alt.Column('field:N', title=None), row=alt.Row('K:O')).properties(title=title)
+                                   tooltip=['field', 'K', 'harness_a', 'harness_b', 'agreement', 'ci_low', 'ci_high',
+                                            'n'])
+    text = base.mark_text(fontSize=9).encode(text='label:N',
+                                             color=alt.condition(alt.datum.agreement > .6, alt.value('white'),
+                                                                 alt.value('black')))
+    return alt.layer(rect, text, data=d).facet(column=alt.Column('field:N', title=None),
+                                               row=alt.Row('K:O')).properties(title=title)
 
 # %% ../nbs/14_analysis.ipynb #1e771143
 def forecasts(run: pd.DataFrame, # a run (`hibd.runs.load_run`)
               step='final' # 'final' (the belief at step K), 'all' (every step's belief), or a step number
              ) -> pd.DataFrame:
     "Per belief: `success_probability`, `failure_attractor_probability` and the verifier's outcome of its rollout at K."
-    cols = ['task', 'group', 'harness', 'seed', 'K', 'step', 'mode', 'success_probability', 'failure_attractor_probability', 'success']
-    missing = [c for c in ('task', 'harness', 'seed', 'K', 'step', 'ok', 'belief', 'terminal_result') if c not in run.columns]
+    cols = ['task', 'group', 'harness', 'seed', 'K', 'step', 'mode', 'success_probability',
+            'failure_attractor_probability', 'success']
+    missing = [c for c in ('task', 'harness', 'seed', 'K', 'step', 'ok', 'belief', 'terminal_result')
+               if c not in run.columns]
     if missing: raise ValueError(f'forecasts: the run lacks the columns {", ".join(missing)} (use hibd.runs.load_run)')
     end = run[run.step == run.K].set_index(['task', 'harness', 'seed', 'K']).terminal_result
     r = run.assign(outcome=end.reindex(pd.MultiIndex.from_frame(run[['task', 'harness', 'seed', 'K']])).to_numpy())
@@ -449,8 +489,8 @@ def forecasts(run: pd.DataFrame, # a run (`hibd.runs.load_run`)
     if r.empty: return pd.DataFrame(columns=cols)
     t = to_table(r.belief)
     return pd.DataFrame({'task': r.task.to_numpy(), 'group': r.get('group', pd.Series('', index=r.index)).to_numpy(),
-                         'harness': r.harness.to_numpy(), 'seed': r.seed.to_numpy(), 'K': r.K.to_numpy(), 'step': r.step.to_numpy(),
-                         'mode': r.get('mode', pd.Series('', index=r.index)).to_numpy(),
+                         'harness': r.harness.to_numpy(), 'seed': r.seed.to_numpy(), 'K': r.K.to_numpy(),
+                         'step': r.step.to_numpy(), 'mode': r.get('mode', pd.Series('', index=r.index)).to_numpy(),
                          'success_probability': t.success_probability.to_numpy(),
                          'failure_attractor_probability': t.failure_attractor_probability.to_numpy(),
                          'success': (r.outcome == 'pass').astype(float).to_numpy()})
@@ -478,13 +518,15 @@ CALIBRATION_COLUMNS = ['n', 'n_tasks', 'base_rate', 'mean_forecast', 'ece', 'ece
 def _forecast_table(run, step):
     "`run` as a forecasts table (a run is converted; a forecasts table is used as it is)."
     if 'belief' in run.columns: return forecasts(run, step)
-    missing = [c for c in ('task', 'seed', 'harness', 'success_probability', 'failure_attractor_probability', 'success') if c not in run.columns]
+    missing = [c for c in ('task', 'seed', 'harness', 'success_probability', 'failure_attractor_probability', 'success')
+               if c not in run.columns]
     if missing: raise ValueError(f'expected a run or a forecasts table; missing columns {", ".join(missing)}')
     return run
 
 def _cells(F, by):
     "Groups of `F` by `by`, each sorted by task then seed, with the task sizes of the cluster bootstrap."
-    for k, g in F.sort_values([*by, 'task', 'seed', 'K'] if 'K' in F.columns else [*by, 'task', 'seed'], kind='stable').groupby(list(by), sort=True):
+    for k, g in F.sort_values([*by, 'task', 'seed', 'K'] if 'K' in F.columns else [*by, 'task', 'seed'],
+                              kind='stable').groupby(list(by), sort=True):
         yield (k if isinstance(k, tuple) else (k,)), g, g.groupby('task', sort=False).size().to_numpy()
 
 def calibration(run: pd.DataFrame, # a run (`load_run`) or a `forecasts` table
@@ -495,20 +537,24 @@ def calibration(run: pd.DataFrame, # a run (`load_run`) or a `forecasts` table
                 seed: int = 0, # RNG seed
                 level: float = .95 # confidence level
                ) -> pd.DataFrame:
-    "Per cell: ECE (`bins` bins) and Brier score of `success_probability` against the verifier, with cluster-bootstrap CIs."
+    "Per cell: ECE and Brier score of `success_probability` against the verifier, with cluster-bootstrap CIs."
     by = [by] if isinstance(by, str) else list(by)
     F = _forecast_table(run, step)
-    if F.empty: return _empty([*by, *CALIBRATION_COLUMNS], 'no beliefs with a verifier outcome (imagined mode, or no valid beliefs)', 'calibration')
+    if F.empty:
+        return _empty([*by, *CALIBRATION_COLUMNS],
+                      'no beliefs with a verifier outcome (imagined mode, or no valid beliefs)', 'calibration')
     q, rows = [(1 - level) / 2, (1 + level) / 2], []
     for k, g, sizes in _cells(F, by):
         p, y = g.success_probability.to_numpy(float), g.success.to_numpy(float)
         W = cluster_weights(sizes, B, seed)
         e, b = ece(p, y, bins, W), (W @ (p - y) ** 2) / W.sum(1)
-        rows.append({**dict(zip(by, k)), 'n': len(g), 'n_tasks': len(sizes), 'base_rate': y.mean(), 'mean_forecast': p.mean(),
+        rows.append({**dict(zip(by, k)), 'n': len(g), 'n_tasks': len(sizes), 'base_rate': y.mean(),
+                     'mean_forecast': p.mean(),
                      'ece': ece(p, y, bins), **dict(zip(['ece_ci_low', 'ece_ci_high'], np.quantile(e, q))),
-                     'brier': np.mean((p - y) ** 2), **dict(zip(['brier_ci_low', 'brier_ci_high'], np.quantile(b, q))), 'bins': bins,
-                     'method': f'success_probability vs verifier pass at the end of the rollout; {level:.0%} percentile CI, '
-                               f'bootstrap clustered by task (B={B}, seed={seed})'})
+                     'brier': np.mean((p - y) ** 2), **dict(zip(['brier_ci_low', 'brier_ci_high'], np.quantile(b, q))),
+                     'bins': bins,
+                     'method': f'success_probability vs verifier pass at the end of the rollout; {level:.0%} '
+                               f'percentile CI, bootstrap clustered by task (B={B}, seed={seed})'})
     return pd.DataFrame(rows)[[*by, *CALIBRATION_COLUMNS]]
 
 # %% ../nbs/14_analysis.ipynb #8b9a1c1a
@@ -520,8 +566,10 @@ def reliability(run: pd.DataFrame, # a run (`load_run`) or a `forecasts` table
                ) -> pd.DataFrame:
     "Reliability table: per cell and non-empty bin, mean forecast, observed success rate with a Wilson CI, n."
     by = [by] if isinstance(by, str) else list(by)
-    F = _forecast_table(run, step); cols = [*by, 'bin', 'bin_low', 'bin_high', 'mean_forecast', 'success_rate', 'ci_low', 'ci_high', 'n']
-    if F.empty: return _empty(cols, 'no beliefs with a verifier outcome (imagined mode, or no valid beliefs)', 'reliability')
+    F = _forecast_table(run, step)
+    cols = [*by, 'bin', 'bin_low', 'bin_high', 'mean_forecast', 'success_rate', 'ci_low', 'ci_high', 'n']
+    if F.empty:
+        return _empty(cols, 'no beliefs with a verifier outcome (imagined mode, or no valid beliefs)', 'reliability')
     t = (F.assign(bin=_bins(F.success_probability, bins)).groupby([*by, 'bin'])
           .agg(mean_forecast=('success_probability', 'mean'), success_rate=('success', 'mean'), n=('success', 'size'),
                k=('success', 'sum')).reset_index())
@@ -535,12 +583,18 @@ def reliability_chart(table: pd.DataFrame, # a `reliability` result
                      ) -> alt.FacetChart:
     "Observed success rate against mean forecast per bin (size = n) with the diagonal, one panel per harness."
     key = 'harness' if 'harness' in table.columns else table.columns[0]
-    diag = alt.Chart(pd.DataFrame({'x': [0, 1], 'y': [0, 1]})).mark_line(color='grey', strokeDash=[4, 4]).encode(x='x:Q', y='y:Q')
-    base = alt.Chart().encode(x=alt.X('mean_forecast:Q', title='mean success_probability', scale=alt.Scale(domain=[0, 1])))
-    pts = base.mark_point(filled=True).encode(y=alt.Y('success_rate:Q', title='observed success rate', scale=alt.Scale(domain=[0, 1])),
-                                              size='n:Q', tooltip=[key, 'bin_low', 'bin_high', 'mean_forecast', 'success_rate', 'n'])
+    diag = alt.Chart(pd.DataFrame({'x': [0, 1],
+                                   'y': [0, 1]})).mark_line(color='grey', strokeDash=[4, 4]).encode(x='x:Q', y='y:Q')
+    base = alt.Chart().encode(x=alt.X('mean_forecast:Q', title='mean success_probability',
+                                      scale=alt.Scale(domain=[0, 1])))
+    pts = base.mark_point(filled=True).encode(y=alt.Y('success_rate:Q', title='observed success rate',
+                                                      scale=alt.Scale(domain=[0, 1])),
+                                              size='n:Q',
+                                              tooltip=[key, 'bin_low', 'bin_high', 'mean_forecast', 'success_rate',
+                                                       'n'])
     bars = base.mark_rule().encode(y='ci_low:Q', y2='ci_high:Q')
-    return alt.layer(diag, bars, pts, data=table).facet(facet=alt.Facet(f'{key}:N', title=None), columns=4).properties(title=title)
+    return alt.layer(diag, bars, pts, data=table).facet(facet=alt.Facet(f'{key}:N', title=None),
+                                                        columns=4).properties(title=title)
 
 # %% ../nbs/14_analysis.ipynb #2d1503ea
 def auroc(score, # scores (higher = predicts the positive class)
@@ -555,7 +609,8 @@ def auroc(score, # scores (higher = predicts the positive class)
     cum = np.concatenate([np.zeros((len(W), 1)), np.cumsum(Wp, 1)], 1)   # cum[:, i] = weight of the i lowest positives
     lo, hi = np.searchsorted(sp_, neg, 'left'), np.searchsorted(sp_, neg, 'right')
     tot = cum[:, -1:]
-    above = tot - cum[:, hi]; ties = cum[:, hi] - cum[:, lo]              # per (row, negative): positive weight above / tied
+    # per (row, negative): positive weight above / tied
+    above = tot - cum[:, hi]; ties = cum[:, hi] - cum[:, lo]
     Wn = W[:, ~y]
     with np.errstate(invalid='ignore', divide='ignore'):
         a = ((above + ties / 2) * Wn).sum(1) / (tot[:, 0] * Wn.sum(1))
@@ -571,23 +626,30 @@ def attractor_auroc(run: pd.DataFrame, # a run (`load_run`) or a `forecasts` tab
                     seed: int = 0, # RNG seed
                     level: float = .95 # confidence level
                    ) -> pd.DataFrame:
-    "Per cell: AUROC of `failure_attractor_probability` for the rollout failing, cluster-bootstrap CI; NaN + warning if single-class."
+    "Per cell: AUROC of `failure_attractor_probability` for failure, with CI; NaN and a warning if single-class."
     by = [by] if isinstance(by, str) else list(by)
     F = _forecast_table(run, step)
-    if F.empty: return _empty([*by, *AUROC_COLUMNS], 'no beliefs with a verifier outcome (imagined mode, or no valid beliefs)', 'attractor_auroc')
+    if F.empty:
+        return _empty([*by, *AUROC_COLUMNS], 'no beliefs with a verifier outcome (imagined mode, or no valid beliefs)',
+                      'attractor_auroc')
     q, rows, single = [(1 - level) / 2, (1 + level) / 2], [], []
     for k, g, sizes in _cells(F, by):
         s, fail = g.failure_attractor_probability.to_numpy(float), g.success.to_numpy(float) < .5
-        row = {**dict(zip(by, k)), 'n': len(g), 'n_fail': int(fail.sum()), 'n_pass': int((~fail).sum()), 'n_tasks': len(sizes),
-               'method': f'failure_attractor_probability vs verifier not passing at K; Mann-Whitney AUROC; {level:.0%} percentile CI, '
-                         f'bootstrap clustered by task (B={B}, seed={seed}), single-class resamples dropped'}
+        row = {**dict(zip(by, k)), 'n': len(g), 'n_fail': int(fail.sum()), 'n_pass': int((~fail).sum()),
+               'n_tasks': len(sizes),
+               'method': f'failure_attractor_probability vs verifier not passing at K; Mann-Whitney AUROC; {level:.0%} '
+                         f'percentile CI, bootstrap clustered by task (B={B}, seed={seed}), single-class resamples '
+                         f'dropped'}
         if fail.all() or not fail.any():
             single.append(f"{dict(zip(by, k))} ({'all fail' if fail.all() else 'all pass'}, n={len(g)})")
             rows.append({**row, 'auroc': np.nan, 'ci_low': np.nan, 'ci_high': np.nan, 'n_degenerate': B}); continue
         a = auroc(s, fail, cluster_weights(sizes, B, seed))
-        rows.append({**row, 'auroc': auroc(s, fail), **dict(zip(['ci_low', 'ci_high'], np.nanquantile(a, q) if np.isfinite(a).any() else [np.nan] * 2)),
+        rows.append({**row, 'auroc': auroc(s, fail),
+                     **dict(zip(['ci_low', 'ci_high'], np.nanquantile(a, q) if np.isfinite(a).any() else [np.nan] * 2)),
                      'n_degenerate': int(np.isnan(a).sum())})
-    if single: warnings.warn(f'attractor_auroc: AUROC undefined (single-class outcomes) for {"; ".join(single)}: reported as NaN', stacklevel=2)
+    if single:
+        warnings.warn(f'attractor_auroc: AUROC undefined (single-class outcomes) for {"; ".join(single)}: reported as '
+                      f'NaN', stacklevel=2)
     return pd.DataFrame(rows)[[*by, *AUROC_COLUMNS]]
 
 # %% ../nbs/14_analysis.ipynb #ddba0318
@@ -631,22 +693,27 @@ def sensitivity(pairs: pd.DataFrame, # a pairs table with the component columns
     ws = [weight_sensitivity(p, ref=ref, K=int(K), step=step, n_draws=n_draws, seed=seed) for K in Ks]
     return {'ranks': pd.concat([w.ranks.assign(K=w.K) for w in ws], ignore_index=True),
             'taus': pd.concat([w.taus.assign(K=w.K) for w in ws], ignore_index=True),
-            'draws': pd.concat([pd.DataFrame({'K': w.K, 'draw': np.arange(len(w.draw_taus)), 'tau': w.draw_taus}) for w in ws], ignore_index=True)}
+            'draws': pd.concat([pd.DataFrame({'K': w.K, 'draw': np.arange(len(w.draw_taus)), 'tau': w.draw_taus})
+                                for w in ws], ignore_index=True)}
 
 # %% ../nbs/14_analysis.ipynb #601e91df
 def sensitivity_chart(res: dict, # a `sensitivity` result
                       K: int | None = None, # the horizon shown (default: the largest)
-                      title: str = 'Harness ranks under weight schemes; Kendall tau to paper over 1000 Dirichlet(1) draws'
+                      title: str = 'Harness ranks under weight schemes; Kendall tau to paper over 1000 Dirichlet(1) '
+                                   'draws'
                      ) -> alt.HConcatChart:
     "Ranks per harness under `paper`/`readme`/`equal` (lines) beside the histogram of Dirichlet Kendall τ."
     K = int(res['ranks'].K.max()) if K is None else K
     r = res['ranks'][res['ranks'].K == K]; item = 'harness' if 'harness' in r.columns else 'pair'
-    long = r.melt(id_vars=[item, 'moves'], value_vars=['paper', 'readme', 'equal'], var_name='scheme', value_name='rank')
+    long = r.melt(id_vars=[item, 'moves'], value_vars=['paper', 'readme', 'equal'], var_name='scheme',
+                  value_name='rank')
     left = alt.Chart(long).mark_line(point=True).encode(
-        x=alt.X('scheme:N', sort=['paper', 'readme', 'equal'], title=None), y=alt.Y('rank:O', title='rank (1 = largest D_belief)'),
-        color=f'{item}:N', strokeDash=alt.StrokeDash('moves:N', title='moves under Dirichlet'), tooltip=[item, 'scheme', 'rank', 'moves'])
+        x=alt.X('scheme:N', sort=['paper', 'readme', 'equal'], title=None),
+        y=alt.Y('rank:O', title='rank (1 = largest D_belief)'), color=f'{item}:N',
+        strokeDash=alt.StrokeDash('moves:N', title='moves under Dirichlet'), tooltip=[item, 'scheme', 'rank', 'moves'])
     d = res['draws'][res['draws'].K == K]
-    right = alt.Chart(d).mark_bar().encode(x=alt.X('tau:Q', bin=alt.Bin(maxbins=20), title='Kendall tau to paper'), y=alt.Y('count():Q', title='draws'))
+    right = alt.Chart(d).mark_bar().encode(x=alt.X('tau:Q', bin=alt.Bin(maxbins=20), title='Kendall tau to paper'),
+                                           y=alt.Y('count():Q', title='draws'))
     return alt.hconcat(left.properties(width=220), right.properties(width=220), title=f'{title} (K={K})')
 
 # %% ../nbs/14_analysis.ipynb #9b3cb724
@@ -660,33 +727,41 @@ def grouped(pairs: pd.DataFrame, # a pairs table with a `group` column (`hibd.pa
             level: float = .95 # confidence level
            ) -> dict:
     "Per task group and K: each harness's `metric` vs `ref` with CI, and the leader's paired lead over the runner-up."
-    if 'group' not in pairs.columns: raise PairsError('grouped: the pairs table has no group column (hibd.pairs.pairs adds it)')
+    if 'group' not in pairs.columns:
+        raise PairsError('grouped: the pairs table has no group column (hibd.pairs.pairs adds it)')
     p = _orient(_prepare(pairs, [metric], weights, step), ref)
     x = cross(p); x = x[x.harness_a == ref]
     if x.empty: raise PairsError(f'grouped: no cross-harness rows with {ref!r}')
-    est = bootstrap_cells(x, ['group', 'K', 'harness_b'], metric, B=B, seed=seed, level=level).rename(columns={'harness_b': 'harness'})
+    est = bootstrap_cells(x, ['group', 'K', 'harness_b'], metric, B=B, seed=seed,
+                          level=level).rename(columns={'harness_b': 'harness'})
     est['rank'] = est.groupby(['group', 'K']).estimate.rank(ascending=False, method='first').astype(int)
-    top = est[est['rank'] <= 2].pivot(index=['group', 'K'], columns='rank', values=['harness', 'estimate', 'ci_low', 'ci_high'])
-    lead = pd.DataFrame({'group': [g for g, _ in top.index], 'K': [k for _, k in top.index], 'leader': top[('harness', 1)].to_numpy(),
-                         'estimate': top[('estimate', 1)].to_numpy(), 'ci_low': top[('ci_low', 1)].to_numpy(), 'ci_high': top[('ci_high', 1)].to_numpy(),
+    top = est[est['rank'] <= 2].pivot(index=['group', 'K'], columns='rank',
+                                      values=['harness', 'estimate', 'ci_low', 'ci_high'])
+    lead = pd.DataFrame({'group': [g for g, _ in top.index], 'K': [k for _, k in top.index],
+                         'leader': top[('harness', 1)].to_numpy(), 'estimate': top[('estimate', 1)].to_numpy(),
+                         'ci_low': top[('ci_low', 1)].to_numpy(), 'ci_high': top[('ci_high', 1)].to_numpy(),
                          'runner_up': top[('harness', 2)].to_numpy() if ('harness', 2) in top else None})
     wide = x.pivot_table(index=['group', 'K', 'task', 'seed_a'], columns='harness_b', values=metric)
     diffs = []
     for r in lead.dropna(subset=['runner_up']).itertuples():      # one paired difference per (group, K), not per draw
         d = wide.loc[(r.group, r.K)][[r.leader, r.runner_up]].dropna()
         diffs.append(pd.DataFrame({'group': r.group, 'K': r.K, 'task': d.index.get_level_values('task'),
-                                   'seed_a': d.index.get_level_values('seed_a'), 'lead': (d[r.leader] - d[r.runner_up]).to_numpy()}))
+                                   'seed_a': d.index.get_level_values('seed_a'),
+                                   'lead': (d[r.leader] - d[r.runner_up]).to_numpy()}))
     if diffs:
         ld = bootstrap_cells(pd.concat(diffs), ['group', 'K'], 'lead', B=B, seed=seed, level=level)
-        lead = lead.merge(ld.rename(columns={'estimate': 'lead', 'ci_low': 'lead_ci_low', 'ci_high': 'lead_ci_high'}), on=['group', 'K'], how='left')
+        lead = lead.merge(ld.rename(columns={'estimate': 'lead', 'ci_low': 'lead_ci_low', 'ci_high': 'lead_ci_high'}),
+                          on=['group', 'K'], how='left')
     else: lead = lead.assign(lead=np.nan, lead_ci_low=np.nan, lead_ci_high=np.nan, n_pairs=np.nan, n_tasks=np.nan)
-    lead['clear'] = (lead.lead_ci_low > 0) & (lead.n_tasks >= 2)      # one task: a zero-width interval that says nothing
+    # one task: a zero-width interval that says nothing
+    lead['clear'] = (lead.lead_ci_low > 0) & (lead.n_tasks >= 2)
     lead = lead.merge(est.groupby(['group', 'K']).size().rename('n_harnesses').reset_index(), on=['group', 'K'])
-    lead['method'] = (f'{metric} vs {ref} per task group, no pooling across groups; lead = paired (task, seed) difference leader - runner-up; '
-                      f'{level:.0%} percentile CI, bootstrap clustered by task (B={B}, seed={seed})')
+    lead['method'] = (f'{metric} vs {ref} per task group, no pooling across groups; lead = paired (task, seed) '
+                      f'difference leader - runner-up; {level:.0%} percentile CI, bootstrap clustered by task (B={B}, '
+                      f'seed={seed})')
     return {'estimates': est[['group', 'K', 'harness', 'estimate', 'ci_low', 'ci_high', 'rank', 'n_pairs', 'n_tasks']],
-            'leaders': lead[['group', 'K', 'leader', 'estimate', 'ci_low', 'ci_high', 'runner_up', 'lead', 'lead_ci_low', 'lead_ci_high',
-                             'clear', 'n_harnesses', 'n_pairs', 'n_tasks', 'method']]}
+            'leaders': lead[['group', 'K', 'leader', 'estimate', 'ci_low', 'ci_high', 'runner_up', 'lead',
+                             'lead_ci_low', 'lead_ci_high', 'clear', 'n_harnesses', 'n_pairs', 'n_tasks', 'method']]}
 
 # %% ../nbs/14_analysis.ipynb #757c0993
 def grouped_chart(res: dict, # a `grouped` result
@@ -697,7 +772,8 @@ def grouped_chart(res: dict, # a `grouped` result
     K = int(res['estimates'].K.max()) if K is None else K
     d = res['estimates'][res['estimates'].K == K].assign(leader=lambda t: t['rank'] == 1)
     base = alt.Chart().encode(y=alt.Y('harness:N', title=None, sort='-x'))
-    pts = base.mark_point(size=70).encode(x=alt.X('estimate:Q', title='divergence'), fill=alt.condition(alt.datum.leader, alt.value('black'), alt.value('white')),
+    pts = base.mark_point(size=70).encode(x=alt.X('estimate:Q', title='divergence'),
+                                          fill=alt.condition(alt.datum.leader, alt.value('black'), alt.value('white')),
                                           tooltip=['group', 'harness', 'estimate', 'ci_low', 'ci_high', 'rank'])
     bars = base.mark_rule().encode(x='ci_low:Q', x2='ci_high:Q')
     return (alt.layer(bars, pts, data=d).facet(row=alt.Row('group:N', title=None)).resolve_scale(y='independent')

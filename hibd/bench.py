@@ -16,10 +16,12 @@ __all__ = ['BENCH_DIR', 'SWEBENCH_FIELDS', 'SOURCE_ROOT', 'OFFLINE_LIMITS', 'swe
 
 # %% ../nbs/01a_bench.ipynb #4cd37d8c
 BENCH_DIR = TASKS_DIR.parent/'bench'          # data/bench: the specs table and the Terminal-Bench-style sources
-SWEBENCH_FIELDS = ('instance_id', 'repo', 'base_commit', 'patch', 'test_patch', 'FAIL_TO_PASS', 'PASS_TO_PASS', 'version')
+SWEBENCH_FIELDS = ('instance_id', 'repo', 'base_commit', 'patch', 'test_patch', 'FAIL_TO_PASS', 'PASS_TO_PASS',
+                   'version')
 SOURCE_ROOT = {'pytest-dev/pytest': 'src', 'pallets/flask': 'src'}   # where the package sits, if not at the top
 OFFLINE_LIMITS = ('no Docker image: the interpreter and packages approximate the specs table, installed from PyPI',
-                  'no issue text: the statement is the issue title, plus the fix commit message with what gives the fix away removed',
+                  'no issue text: the statement is the issue title, plus the fix commit message with what gives the '
+                  'fix away removed',
                   'FAIL_TO_PASS and PASS_TO_PASS recomputed here, restricted to the test files the test patch touches',
                   'the tests are visible to the agent (SWE-bench applies them only at evaluation)')
 
@@ -30,8 +32,9 @@ def swebench_specs() -> dict:
 # %% ../nbs/01a_bench.ipynb #a37ab740
 _NOISE = re.compile(r'^(Merge (pull request|branch)\b|Co-authored-by:|Signed-off-by:|Reviewed-by:|(Fixes|Closes|Fix|See|Refs?)\s*#\d+)', re.I)
 _IDENT = re.compile(r'[A-Za-z_][A-Za-z0-9_]{3,}')
-_COMMON = {'self', 'None', 'True', 'False', 'return', 'import', 'from', 'this', 'that', 'with', 'when', 'then', 'else', 'elif',
-           'pass', 'raise', 'class', 'def', 'test', 'tests', 'should', 'have', 'been', 'also', 'only', 'into', 'more', 'than'}
+_COMMON = {'self', 'None', 'True', 'False', 'return', 'import', 'from', 'this', 'that', 'with', 'when', 'then', 'else',
+           'elif', 'pass', 'raise', 'class', 'def', 'test', 'tests', 'should', 'have', 'been', 'also', 'only', 'into',
+           'more', 'than'}
 
 def patch_identifiers(patch: str # a unified diff
                      ) -> set:
@@ -68,14 +71,21 @@ def snapshot(rec: dict, # a SWE-bench record
             ) -> Path:
     "The base commit's tree in `dest`, test patch applied, `hibd_generated` files written, `hibd_removed` paths gone."
     dest.mkdir(parents=True)
-    a = subprocess.run(['git', '--git-dir', _git_dir(clone), 'archive', '--format=tar', rec['base_commit']], capture_output=True)
-    if a.returncode: raise TaskError(f"{rec['instance_id']}: base_commit: git archive {rec['base_commit']} in {clone}: {a.stderr.decode()[-500:]}")
+    a = subprocess.run(['git', '--git-dir', _git_dir(clone), 'archive', '--format=tar', rec['base_commit']],
+                       capture_output=True)
+    if a.returncode:
+        raise TaskError(f"{rec['instance_id']}: base_commit: git archive {rec['base_commit']} in {clone}: "
+                        f"{a.stderr.decode()[-500:]}")
     subprocess.run(['tar', '-x', '-C', str(dest)], input=a.stdout, check=True)
-    for p in rec.get('hibd_removed', []): shutil.rmtree(dest/p, ignore_errors=True) if (dest/p).is_dir() else (dest/p).unlink(missing_ok=True)
-    subprocess.run(['git', 'init', '-q', str(dest)], check=True)   # git apply in a folder of another repository would skip paths outside it
+    for p in rec.get('hibd_removed', []):
+        shutil.rmtree(dest/p, ignore_errors=True) if (dest/p).is_dir() else (dest/p).unlink(missing_ok=True)
+    # git apply in a folder of another repository would skip paths outside it
+    subprocess.run(['git', 'init', '-q', str(dest)], check=True)
     r = subprocess.run(['git', 'apply', '-'], input=rec['test_patch'], text=True, cwd=dest, capture_output=True)
     shutil.rmtree(dest/'.git')
-    if r.returncode: raise TaskError(f"{rec['instance_id']}: test_patch does not apply to {rec['base_commit'][:12]}: {r.stderr[-500:]}")
+    if r.returncode:
+        raise TaskError(f"{rec['instance_id']}: test_patch does not apply to {rec['base_commit'][:12]}: "
+                        f"{r.stderr[-500:]}")
     for rel, text in rec.get('hibd_generated', {}).items(): (dest/rel).write_text(text)
     return dest
 
@@ -95,13 +105,15 @@ def _pytest(args): return 'python -m pytest -q -p no:cacheprovider ' + ' '.join(
 def swebench_verifiers(rec: dict, # a SWE-bench record
                        seconds: float = 10.0 # how long the touched test files take (sets `full`'s cost and timeout)
                       ) -> list[dict]:
-    "The `cheap` (import), `targeted` (FAIL_TO_PASS) and `full` (touched files, always-failing ids deselected) verifiers."
+    "The `cheap` (import), `targeted` (FAIL_TO_PASS) and `full` (touched files, always-failing ids out) verifiers."
     pkg = rec['repo'].split('/')[1]
     deselect = [a for t in rec.get('hibd_fail_after', {}) for a in ('--deselect', t)]
     timeout = float(max(60, round(6 * seconds)))
     return [{'name': 'imports', 'command': f'python -c "import {pkg}"', 'strength': 'cheap', 'cost': 1.0},
-            {'name': 'fail_to_pass', 'command': _pytest(rec['FAIL_TO_PASS']), 'strength': 'targeted', 'cost': 2.0, 'timeout': timeout},
-            {'name': 'tests', 'command': _pytest(test_files(rec) + deselect), 'strength': 'full', 'cost': float(max(5, round(seconds))), 'timeout': timeout}]
+            {'name': 'fail_to_pass', 'command': _pytest(rec['FAIL_TO_PASS']), 'strength': 'targeted', 'cost': 2.0,
+             'timeout': timeout},
+            {'name': 'tests', 'command': _pytest(test_files(rec) + deselect), 'strength': 'full',
+             'cost': float(max(5, round(seconds))), 'timeout': timeout}]
 
 # %% ../nbs/01a_bench.ipynb #2463b9ee
 def _hunk(patch: str) -> tuple[str, int]:
@@ -119,7 +131,8 @@ def swebench_trajectory(rec: dict, # a SWE-bench record
     end = 'HIBD_PATCH'
     assert end not in rec['patch']   # (the patch keeps its trailing blanks: a context line of one space is a line)
     return ['ls', f'grep -n -A 25 "def {tname}" {shlex.quote(tfile)} | head -n 40', verifiers[1]['command'],
-            f"sed -n '{max(1, line - 10)},{line + 40}p' {shlex.quote(f)}", f"git apply <<'{end}'\n{rec['patch'].rstrip(chr(10))}\n{end}",
+            f"sed -n '{max(1, line - 10)},{line + 40}p' {shlex.quote(f)}",
+            f"git apply <<'{end}'\n{rec['patch'].rstrip(chr(10))}\n{end}",
             verifiers[1]['command'], verifiers[2]['command']]
 
 # %% ../nbs/01a_bench.ipynb #355cba55
@@ -132,22 +145,26 @@ def swebench_id(instance_id: str) -> str:
 def _env_of(rec: dict) -> dict:
     if rec.get('hibd_env'): return dict(rec['hibd_env'])
     spec = swebench_specs().get(rec['repo'], {}).get(rec['version'])
-    if spec is None: raise TaskError(f"{rec['instance_id']}: no environment: no hibd_env and no specs for {rec['repo']} {rec['version']}")
+    if spec is None:
+        raise TaskError(f"{rec['instance_id']}: no environment: no hibd_env and no specs for {rec['repo']} "
+                        f"{rec['version']}")
     pkgs = list(spec.get('pip_packages', []))
     if not any(re.match(r'pytest\b', p) for p in pkgs) and rec['repo'] != 'pytest-dev/pytest': pkgs.append('pytest')
     return {'python': spec['python'], 'packages': pkgs, 'path': [SOURCE_ROOT.get(rec['repo'], '.')]}
 
 # %% ../nbs/01a_bench.ipynb #9b8a4513
 def _statement(rec: dict) -> tuple[str, str, list, str]:
-    "`(title, statement, message lines removed, what the statement is)`: the issue text where the record has it, else the offline one."
+    "`(title, statement, message lines removed, what the statement is)`: the record's issue text, else the offline one."
     if rec.get('problem_statement', '').strip():
         text = rec['problem_statement'].strip()
         return text.splitlines()[0][:200], text, [], 'the statement above is the issue text'
     title = rec.get('hibd_title') or rec['instance_id']
     statement, removed = offline_statement(title, rec.get('hibd_fix_message', ''), rec['patch'])
     more = ' and what remains of the fix commit message' if statement != title.strip() else ''
-    return title, statement, removed, f'the issue text is not available here; the statement above is the issue title{more}'
+    return title, statement, removed, (f'the issue text is not available here; the statement above is the issue '
+                                       f'title{more}')
 
+# %% ../nbs/01a_bench.ipynb #ededd953
 def _source(rec: dict, statement_removed: list) -> dict:
     keep = ('instance_id', 'repo', 'version', 'base_commit', 'created_at', 'FAIL_TO_PASS', 'PASS_TO_PASS')
     src = {k: rec[k] for k in keep if k in rec}
@@ -159,17 +176,20 @@ def _source(rec: dict, statement_removed: list) -> dict:
     src['offline_limits'] = list(OFFLINE_LIMITS)
     return src
 
+# %% ../nbs/01a_bench.ipynb #b3e172b0
 def swebench_task(rec: dict, # a SWE-bench-format record (dataset field names; `hibd_*` extras optional)
                   clone: str | Path, # a local clone or bare mirror of `rec['repo']`
                   out: str | Path = TASKS_DIR # the tasks folder to write into
                  ) -> Task:
     "Write SWE-bench instance `rec` as a hibd task folder in `out` (snapshot, verifiers, trajectory, env) and load it."
-    if (miss := [f for f in SWEBENCH_FIELDS if f not in rec]): raise TaskError(f"{rec.get('instance_id', '?')}: missing field {miss[0]!r}")
+    if (miss := [f for f in SWEBENCH_FIELDS if f not in rec]):
+        raise TaskError(f"{rec.get('instance_id', '?')}: missing field {miss[0]!r}")
     if not rec['FAIL_TO_PASS']: raise TaskError(f"{rec['instance_id']}: FAIL_TO_PASS is empty")
     tid = swebench_id(rec['instance_id']); folder = Path(out)/tid
     title, statement, removed, told = _statement(rec)
     ver = swebench_verifiers(rec, rec.get('hibd_test_seconds', 10.0))
-    tests = '\n'.join(f'- {t}' for t in rec['FAIL_TO_PASS'][:10]) + (f'\n- ... ({len(rec["FAIL_TO_PASS"]) - 10} more)' if len(rec['FAIL_TO_PASS']) > 10 else '')
+    tests = ('\n'.join(f'- {t}' for t in rec['FAIL_TO_PASS'][:10])
+             + (f'\n- ... ({len(rec["FAIL_TO_PASS"]) - 10} more)' if len(rec['FAIL_TO_PASS']) > 10 else ''))
     doc = {'id': tid, 'group': 'swebench', 'title': title[:200],
            'instruction': f"{statement}\n\nMake these failing tests pass without breaking the others:\n{tests}\n\n"
                           f"(SWE-bench Verified {rec['instance_id']}, rebuilt offline: {told}.)",
@@ -182,7 +202,8 @@ def swebench_task(rec: dict, # a SWE-bench-format record (dataset field names; `
     tmp = Path(tempfile.mkdtemp(dir=Path(out), prefix=f'.{tid}-'))
     try:
         _tar_xz(snapshot(rec, clone, tmp/'snap'), tmp/REPO_ARCHIVE); shutil.rmtree(tmp/'snap')
-        (tmp/'task.toml').write_text(f'# {rec["instance_id"]}: written by hibd.bench.swebench_task\n' + tomli_w.dumps(doc, multiline_strings=True))
+        (tmp/'task.toml').write_text(f'# {rec["instance_id"]}: written by hibd.bench.swebench_task\n'
+                                     + tomli_w.dumps(doc, multiline_strings=True))
         shutil.rmtree(folder, ignore_errors=True); tmp.rename(folder)
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return load_task(folder)
@@ -210,7 +231,7 @@ def swebench_tasks(jsonl: str | Path, # SWE-bench-format records, one per line
 # %% ../nbs/01a_bench.ipynb #10b49a3d
 def solution_blocks(script: str # a `solve.sh`
                    ) -> list[str]:
-    "The steps of `script`: its blocks between lines `# ---`, without shebang, `set` lines and each block's leading comments."
+    "The steps of `script`: blocks between `# ---` lines, without shebang, `set` lines and leading comments."
     blocks = [[]]
     for line in script.splitlines():
         if line.strip() == '# ---': blocks.append([]); continue
@@ -220,7 +241,8 @@ def solution_blocks(script: str # a `solve.sh`
     return [b for b in ('\n'.join(strip(x)).strip() for x in blocks) if b]
 
 # %% ../nbs/01a_bench.ipynb #8083cbfe
-def tbench_task(src: str | Path, # a Terminal-Bench-style task folder (instruction.md, task.toml, environment/app, solution, tests)
+# a Terminal-Bench-style task folder (instruction.md, task.toml, environment/app, solution, tests)
+def tbench_task(src: str | Path,
                 out: str | Path = TASKS_DIR, # the tasks folder to write into
                 prefix: str = 'tb_' # prepended to the folder name (hyphens become underscores) to make the task id
                ) -> Task:
@@ -236,22 +258,28 @@ def tbench_task(src: str | Path, # a Terminal-Bench-style task folder (instructi
     tid = prefix + re.sub(r'[^a-z0-9]+', '_', src.name.lower()).strip('_')
     blocks, full = solution_blocks((src/'solution'/'solve.sh').read_text()), 'bash /tests/test.sh'
     timeout = float(ver.get('timeout_sec', 120))
-    doc = {'id': tid, 'group': 'tbench', 'title': re.sub(r'\s*\(Terminal-Bench-style\)$', '', md_.get('title', src.name)) + ' (Terminal-Bench-style)',
+    doc = {'id': tid, 'group': 'tbench', 'title': re.sub(r'\s*\(Terminal-Bench-style\)$', '',
+                                                         md_.get('title', src.name)) + ' (Terminal-Bench-style)',
            'instruction': (src/'instruction.md').read_text().strip(),
-           'target_state': 'bash /tests/test.sh passes', 'expected_failure_modes': md_.get('failure_modes', ['test_loop']),
+           'target_state': 'bash /tests/test.sh passes',
+           'expected_failure_modes': md_.get('failure_modes', ['test_loop']),
            'workdir': env.get('workdir', '/app'), 'mounts': {'/tests': 'tests'}, 'setup': env.get('setup', []),
            'verifiers': [{'name': 'sanity', 'command': ver.get('cheap', 'true'), 'strength': 'cheap', 'cost': 1.0},
-                         *([{'name': 'central', 'command': ver['targeted'], 'strength': 'targeted', 'cost': 2.0, 'timeout': timeout}] if ver.get('targeted') else []),
+                         *([{'name': 'central', 'command': ver['targeted'], 'strength': 'targeted', 'cost': 2.0,
+                             'timeout': timeout}] if ver.get('targeted') else []),
                          {'name': 'tests', 'command': full, 'strength': 'full', 'cost': 5.0, 'timeout': timeout}],
            'trajectory': {'commands': ['pwd && ls -la', full, *blocks, full], 'timeout': timeout},
            'expect': {'full_before': 'fail', 'full_after': 'pass'},
            'source': {'benchmark': 'Terminal-Bench-style (re-authored offline; not a Terminal-Bench task)',
-                      'based_on': md_.get('based_on', 'original'), 'difficulty': md_.get('difficulty', ''), 'category': md_.get('category', ''),
-                      'tags': md_.get('tags', []), 'requires': env.get('requires', []), 'agent_timeout_sec': meta.get('agent', {}).get('timeout_sec', 0)}}
+                      'based_on': md_.get('based_on', 'original'), 'difficulty': md_.get('difficulty', ''),
+                      'category': md_.get('category', ''), 'tags': md_.get('tags', []),
+                      'requires': env.get('requires', []),
+                      'agent_timeout_sec': meta.get('agent', {}).get('timeout_sec', 0)}}
     folder = Path(out)/tid; tmp = Path(tempfile.mkdtemp(dir=Path(out), prefix=f'.{tid}-'))
     try:
         shutil.copytree(src/'environment'/'app', tmp/'repo'); shutil.copytree(src/'tests', tmp/'tests')
-        (tmp/'task.toml').write_text(f'# {src.name}: written by hibd.bench.tbench_task from {src.name}/\n' + tomli_w.dumps(doc, multiline_strings=True))
+        (tmp/'task.toml').write_text(f'# {src.name}: written by hibd.bench.tbench_task from {src.name}/\n'
+                                     + tomli_w.dumps(doc, multiline_strings=True))
         shutil.rmtree(folder, ignore_errors=True); tmp.rename(folder)
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return load_task(folder)

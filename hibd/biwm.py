@@ -20,18 +20,21 @@ from .schema import CONSTRAINT_SETS, FAILURE_MODES, MAX_ITEMS, ORDINALS, normali
 from .stats import bootstrap_cells, select_step
 
 # %% auto #0
-__all__ = ['VOTED', 'TEXTS', 'MEANS', 'SUCCESS', 'TABLE_COLUMNS', 'vote', 'align', 'base_views', 'align_run', 'alignment_effect',
-           'PromptKeyedBackend', 'declared_success', 'component_deltas', 'component_table', 'show_table',
-           'component_chart', 'retry_effect']
+__all__ = ['VOTED', 'TEXTS', 'MEANS', 'SUCCESS', 'BIWM_COLUMNS', 'vote', 'align', 'base_views', 'align_run', 'alignment_effect',
+           'PromptKeyedBackend', 'NoCriterion', 'declared_success', 'component_deltas', 'component_table', 'show_table',
+           'biwm_chart', 'retry_effect']
 
 # %% ../nbs/13_biwm.ipynb #a036522e
-_BLOCK = {**{f: 'belief_state' for f in ('task_progress', 'risk_state', 'recoverability', 'likely_failure_mode', 'uncertainty', *CONSTRAINT_SETS)},
-          **{f: 'predicted_future' for f in ('horizon', 'success_probability', 'failure_attractor_probability', 'expected_repair_need',
-                                             'risk_accumulation', 'expected_cost')},
+_BLOCK = {**{f: 'belief_state' for f in ('task_progress', 'risk_state', 'recoverability', 'likely_failure_mode',
+                                         'uncertainty', *CONSTRAINT_SETS)},
+          **{f: 'predicted_future' for f in ('horizon', 'success_probability', 'failure_attractor_probability',
+                                             'expected_repair_need', 'risk_accumulation', 'expected_cost')},
           **{f: 'next_action_recommendation' for f in ('action', 'reason', 'verification_target')}}
-VOTED = {**ORDINALS, 'likely_failure_mode': FAILURE_MODES, 'horizon': None}   # field -> tie order (None: ascending values)
+# field -> tie order (None: ascending values)
+VOTED = {**ORDINALS, 'likely_failure_mode': FAILURE_MODES, 'horizon': None}
 TEXTS = ('action', 'reason', 'verification_target')
-MEANS = ('uncertainty', 'success_probability', 'failure_attractor_probability', 'expected_repair_need', 'risk_accumulation', 'expected_cost')
+MEANS = ('uncertainty', 'success_probability', 'failure_attractor_probability', 'expected_repair_need',
+         'risk_accumulation', 'expected_cost')
 
 def vote(values: list, # one value per view
          order=None # the tie order (a sequence); None: ascending values
@@ -45,7 +48,7 @@ def vote(values: list, # one value per view
 
 def align(beliefs: list # beliefs (dicts in the SPEC §2 shape or `Belief`s) of several views of one step
          ) -> tuple[dict, dict]:
-    "The aligned belief of `beliefs` (plurality vote with the declared tie rule, numeric means, majority items) and the disagreement record."
+    "The aligned belief of `beliefs` (plurality vote, declared tie rule, numeric means, majority items), disagreement."
     bs = [validate_belief(b).model_dump() for b in beliefs]
     if not bs: raise ValueError('align: no beliefs to align')
     n, out, fields = len(bs), {'belief_state': {}, 'predicted_future': {}, 'next_action_recommendation': {}}, {}
@@ -53,12 +56,15 @@ def align(beliefs: list # beliefs (dicts in the SPEC §2 shape or `Belief`s) of 
     for f, order in VOTED.items():
         w, c, tie = vote(val(f), order)
         out[_BLOCK[f]][f] = w
-        fields[f] = {'winner': w, 'votes': {str(k): v for k, v in sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0])))}, 'agreement': c[w] / n, 'tied': tie}
+        fields[f] = {'winner': w, 'votes': {str(k): v
+                                            for k, v in sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0])))},
+                     'agreement': c[w] / n, 'tied': tie}
     for f in TEXTS:
         raw = val(f)
         w, c, tie = vote([normalise(x) for x in raw])
         out[_BLOCK[f]][f] = min(x for x in raw if normalise(x) == w)
-        fields[f] = {'winner': w, 'votes': dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))), 'agreement': c[w] / n, 'tied': tie}
+        fields[f] = {'winner': w, 'votes': dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))),
+                     'agreement': c[w] / n, 'tied': tie}
     for f in MEANS:                      # fsum: exactly rounded, so the mean does not depend on the order of the views
         x = [float(v) for v in val(f)]
         mu = math.fsum(x) / n
@@ -69,7 +75,8 @@ def align(beliefs: list # beliefs (dicts in the SPEC §2 shape or `Belief`s) of 
         kept = sorted(sorted((i for i in c if 2 * c[i] > n), key=lambda i: (-c[i], i))[:MAX_ITEMS])
         raw = {i: min(s for items in val(f) for s in items if normalise(s) == i) for i in kept}
         out[_BLOCK[f]][f] = [raw[i] for i in kept]
-        fields[f] = {'kept': kept, 'items': dict(sorted(c.items())), 'agreement': float(np.mean([max(k, n - k) / n for k in c.values()])) if c else 1.0}
+        fields[f] = {'kept': kept, 'items': dict(sorted(c.items())),
+                     'agreement': float(np.mean([max(k, n - k) / n for k in c.values()])) if c else 1.0}
     voted = [f for f in (*VOTED, *TEXTS)]
     rec = {'n_views': n, 'agreement': float(np.mean([fields[f]['agreement'] for f in voted])),
            'tied': [f for f in voted if fields[f]['tied']], 'fields': fields}
@@ -92,7 +99,7 @@ def align_run(run: pd.DataFrame, # a `load_run` table
               K: int | None = None, # horizon (default: the largest)
               step=None # None (every step), 'final' or a step number
              ) -> pd.DataFrame:
-    "One row per (task, group, seed, K, step): the aligned `belief` of the `views`, `agreement`, tied fields and the `disagreement` record."
+    "Per (task, group, seed, K, step): the `views`' aligned `belief`, `agreement`, tied fields, `disagreement` record."
     views = list(views or base_views(run))
     r = _at(run, K, step)
     r = r[r.harness.isin(views)]
@@ -106,7 +113,8 @@ def align_run(run: pd.DataFrame, # a `load_run` table
             row.update(belief=b, agreement=rec['agreement'], tied=tuple(rec['tied']), disagreement=rec)
         else: row.update(belief=None, agreement=np.nan, tied=(), disagreement=None)
         rows.append(row)
-    return pd.DataFrame(rows, columns=['task', 'group', 'seed', 'K', 'step', 'views', 'n_views', 'n_failed', 'belief', 'agreement', 'tied', 'disagreement'])
+    return pd.DataFrame(rows, columns=['task', 'group', 'seed', 'K', 'step', 'views', 'n_views', 'n_failed', 'belief',
+                                       'agreement', 'tied', 'disagreement'])
 
 # %% ../nbs/13_biwm.ipynb #362a0d28
 def alignment_effect(run: pd.DataFrame, # a `load_run` table
@@ -115,14 +123,15 @@ def alignment_effect(run: pd.DataFrame, # a `load_run` table
                      step='final', # 'final', 'all' or a step number
                      m: int | None = None # views per half (default: half of them, rounded down)
                     ) -> pd.DataFrame:
-    "Per (task, group, seed, K, step): mean D_belief of single views, of aligned disjoint halves, and `delta` (aligned − single)."
+    "Per (task, group, seed, K, step): mean D_belief of single views, of aligned halves, `delta` (aligned − single)."
     views = list(views or base_views(run))
     r = _at(run, K, None if step == 'all' else step)
     r = r[r.harness.isin(views)]
     cols = ['task', 'group', 'seed', 'K', 'step', 'n_views', 'm', 'n_splits', 'D_single', 'D_aligned', 'delta']
     if len(views) < 2: raise ValueError(f'alignment_effect: at least two views are needed (got {views})')
     m = len(views) // 2 if m is None else m
-    if not 1 <= m <= len(views) // 2: raise ValueError(f'alignment_effect: m must be in 1..{len(views) // 2} for {len(views)} views (got {m})')
+    if not 1 <= m <= len(views) // 2:
+        raise ValueError(f'alignment_effect: m must be in 1..{len(views) // 2} for {len(views)} views (got {m})')
     A, B, where, meta = [], [], [], []
     halves = list(itertools.combinations(range(len(views)), m))
     splits = [(s, t) for s, t in itertools.combinations(halves, 2) if not set(s) & set(t)]
@@ -139,21 +148,27 @@ def alignment_effect(run: pd.DataFrame, # a `load_run` table
     d = pd.DataFrame(where, columns=['c', 'kind']).assign(D=divergence(A, B).D_belief.to_numpy())
     mean = d.pivot_table(index='c', columns='kind', values='D', aggfunc='mean')
     out = pd.DataFrame(meta, columns=['task', 'group', 'seed', 'K', 'step'])
-    out = out.assign(n_views=len(views), m=m, n_splits=len(splits), D_single=mean['single'].to_numpy(), D_aligned=mean['aligned'].to_numpy())
+    out = out.assign(n_views=len(views), m=m, n_splits=len(splits), D_single=mean['single'].to_numpy(),
+                     D_aligned=mean['aligned'].to_numpy())
     out['delta'] = out.D_aligned - out.D_single
     for c in ('seed', 'K', 'step'): out[c] = out[c].astype('int64')
     return out[cols]
 
 # %% ../nbs/13_biwm.ipynb #b9602241
 class PromptKeyedBackend(ScriptedBackend):
-    "A scripted backend (for tests and demos) whose reply is picked by a hash of the prompt: the same prompt gets the same belief."
+    "A scripted backend (tests, demos) replying by a hash of the prompt: the same prompt gets the same belief."
     def _create(self, kw, remaining):
         i = int(hashlib.sha256(canonical_json(kw['messages']).encode()).hexdigest(), 16) % len(self.replies)
         return ChatCompletion(**completion_dict(self.replies[i], self.model, self.usage))
 
 # %% ../nbs/13_biwm.ipynb #f6ba0337
-SUCCESS = {'exposure': 'a component succeeds where it makes D_belief to the reference larger (delta > 0: it exposes what the harness hid)',
-           'robustness': 'a component succeeds where it makes D_belief to the reference smaller (delta < 0: the view depends less on the harness)'}
+SUCCESS = {'exposure': 'a component succeeds where it makes D_belief to the reference larger (delta > 0: it exposes '
+                       'what the harness hid)',
+           'robustness': 'a component succeeds where it makes D_belief to the reference smaller (delta < 0: the view '
+                         'depends less on the harness)'}
+
+class NoCriterion(ValueError):
+    "A run that declared no BIWM success criterion, so its component table has no reading (the message says how)."
 
 def declared_success(run_dir: str | Path # a run directory (its manifest.json)
                     ) -> str:
@@ -161,12 +176,13 @@ def declared_success(run_dir: str | Path # a run directory (its manifest.json)
     p = Path(run_dir)/'manifest.json'
     cfg = json.loads(p.read_text()).get('config', {})
     if cfg.get('biwm_success') is not None:
-        if cfg['biwm_success'] not in SUCCESS: raise ValueError(f'{p}: config.biwm_success must be exposure or robustness, got {cfg["biwm_success"]!r}')
+        if cfg['biwm_success'] not in SUCCESS:
+            raise ValueError(f'{p}: config.biwm_success must be exposure or robustness, got {cfg["biwm_success"]!r}')
         return cfg['biwm_success']
     m = re.search(r'(?:^|[_.-])(exposure|robustness)$', cfg.get('name') or '')
     if m: return m.group(1)
-    raise ValueError(f'{p}: the run declares no BIWM success criterion; declare it before the run by ending the sweep name with '
-                     f'_exposure or _robustness (config name: {cfg.get("name")!r})')
+    raise NoCriterion(f'{p}: the run declares no BIWM success criterion; declare it before the run by ending the sweep '
+                      f'name with _exposure or _robustness (config name: {cfg.get("name")!r})')
 
 # %% ../nbs/13_biwm.ipynb #2c56ccab
 def component_deltas(run: pd.DataFrame, # a `load_run` table
@@ -174,23 +190,30 @@ def component_deltas(run: pd.DataFrame, # a `load_run` table
                      K: int | None = None, # horizon (default: the largest)
                      step='final' # 'final' or a step number
                     ) -> pd.DataFrame:
-    "One row per (wrapped harness, task, seed): D_belief of ref to the wrapped and to the base harness, `delta`, and whether the prompts were identical."
-    cols = ['group', 'component', 'harness', 'base', 'task', 'seed', 'K', 'step', 'D_wrapped', 'D_base', 'delta', 'same_prompts', 'failed']
+    "Per (wrapped harness, task, seed): D_belief of `ref` to wrapped and base, `delta`, whether prompts were equal."
+    cols = ['group', 'component', 'harness', 'base', 'task', 'seed', 'K', 'step', 'D_wrapped', 'D_base', 'delta',
+            'same_prompts', 'failed']
     r = _at(run, K, step)
     full = _at(run, K, None)
-    if ref not in set(r.harness): raise ValueError(f'component_deltas: the reference {ref!r} is not in the run (harnesses: {sorted(set(r.harness))})')
+    if ref not in set(r.harness):
+        raise ValueError(f'component_deltas: the reference {ref!r} is not in the run (harnesses: '
+                         f'{sorted(set(r.harness))})')
     key = ['task', 'group', 'seed', 'K', 'step']
-    side = lambda h, sfx: r[r.harness == h][[*key, 'ok', 'belief']].rename(columns={'ok': f'ok_{sfx}', 'belief': f'b_{sfx}'})
+    side = lambda h, sfx: r[r.harness == h][[*key, 'ok',
+                                             'belief']].rename(columns={'ok': f'ok_{sfx}', 'belief': f'b_{sfx}'})
     rows = []
     for hid in sorted(set(r.harness)):
         base, ws = parse_id(hid)
         if not ws or base not in set(r.harness): continue
         x = side(ref, 'r').merge(side(base, 'b'), on=key).merge(side(hid, 'w'), on=key)
-        hashes = full[full.harness.isin([base, hid])].groupby(['task', 'seed', 'harness']).prompt_hash.agg(tuple).unstack('harness')
+        hashes = full[full.harness.isin([base,
+                                         hid])].groupby(['task', 'seed',
+                                                         'harness']).prompt_hash.agg(tuple).unstack('harness')
         for _, u in x.iterrows():
             ok = bool(u.ok_r and u.ok_b and u.ok_w and u.b_r is not None and u.b_b is not None and u.b_w is not None)
-            row = {'group': u.group, 'component': hid.split(SEP, 1)[1], 'harness': hid, 'base': base, 'task': u.task, 'seed': int(u.seed),
-                   'K': int(u.K), 'step': int(u.step), 'same_prompts': bool(hashes.at[(u.task, u.seed), base] == hashes.at[(u.task, u.seed), hid]),
+            row = {'group': u.group, 'component': hid.split(SEP, 1)[1], 'harness': hid, 'base': base, 'task': u.task,
+                   'seed': int(u.seed), 'K': int(u.K), 'step': int(u.step),
+                   'same_prompts': bool(hashes.at[(u.task, u.seed), base] == hashes.at[(u.task, u.seed), hid]),
                    'failed': not ok, '_r': u.b_r, '_b': u.b_b, '_w': u.b_w}
             rows.append(row)
     d = pd.DataFrame(rows)
@@ -204,17 +227,19 @@ def component_deltas(run: pd.DataFrame, # a `load_run` table
     return d[cols].sort_values(['group', 'component', 'base', 'task', 'seed'], kind='stable').reset_index(drop=True)
 
 # %% ../nbs/13_biwm.ipynb #f7668267
-TABLE_COLUMNS = ('group', 'component', 'K', 'estimate', 'ci_low', 'ci_high', 'n_success', 'n_total', 'n_positive', 'n_negative',
-                 'n_zero', 'n_failed', 'n_tasks', 'harnesses', 'success', 'method')
+BIWM_COLUMNS = ('group', 'component', 'K', 'estimate', 'ci_low', 'ci_high', 'n_success', 'n_total', 'n_positive',
+                'n_negative', 'n_zero', 'n_failed', 'n_tasks', 'harnesses', 'success', 'method')
 
 def _cells(units: pd.DataFrame, success: str, B: int, seed: int, what: str) -> pd.DataFrame:
-    "Bootstrap `delta` per (group, component) of `units` (unit column `unit`); counts in both directions and in the declared one."
+    "Bootstrap `delta` per (group, component) of `units` (unit column `unit`); counts both ways and the declared one."
     good = units[units.delta.notna()]
-    if not len(good): return pd.DataFrame(columns=list(TABLE_COLUMNS))
+    if not len(good): return pd.DataFrame(columns=list(BIWM_COLUMNS))
     t = bootstrap_cells(good, ['group', 'component'], 'delta', unit='unit', B=B, seed=seed)
     g = units.groupby(['group', 'component'])
-    c = pd.DataFrame({'n_positive': g.delta.agg(lambda s: int((s > 0).sum())), 'n_negative': g.delta.agg(lambda s: int((s < 0).sum())),
-                      'n_zero': g.delta.agg(lambda s: int((s == 0).sum())), 'n_total': g.delta.agg(lambda s: int(s.notna().sum())),
+    c = pd.DataFrame({'n_positive': g.delta.agg(lambda s: int((s > 0).sum())),
+                      'n_negative': g.delta.agg(lambda s: int((s < 0).sum())),
+                      'n_zero': g.delta.agg(lambda s: int((s == 0).sum())),
+                      'n_total': g.delta.agg(lambda s: int(s.notna().sum())),
                       'n_failed': g.delta.agg(lambda s: int(s.isna().sum())), 'K': g.K.first(),
                       'harnesses': g.harness.agg(lambda s: ', '.join(sorted(set(s))))}).reset_index()
     t = t.merge(c, on=['group', 'component'], how='right')
@@ -230,7 +255,8 @@ def component_table(runs, # a run directory, or several (their declared criteria
                     step='final', # 'final' or a step number
                     B: int = 10_000, seed: int = 0 # bootstrap settings
                    ) -> pd.DataFrame:
-    "Paper §14: per task group and component (and BIWM-full, alignment), ΔD_belief vs the uninstrumented harness with CI and success/total in the declared direction."
+    "Paper §14: per group and component, ΔD_belief vs the bare harness, CI, success/total in the declared direction."
+    # bare: the uninstrumented harness; components include BIWM-full and alignment
     runs = [runs] if isinstance(runs, (str, Path)) else list(runs)
     declared = {str(r): declared_success(r) for r in runs}
     names = {str(r): json.loads((Path(r)/'manifest.json').read_text())['config'].get('name') for r in runs}
@@ -238,22 +264,31 @@ def component_table(runs, # a run directory, or several (their declared criteria
     if len(crit) > 1: raise ValueError(f'component_table: the runs declared different success criteria: {declared}')
     crit = crit.pop()
     if success is not None and success != crit:
-        raise ValueError(f'component_table: the run declared {crit!r} before it started; reading it as {success!r} afterwards is not allowed')
+        raise ValueError(f'component_table: the run declared {crit!r} before it started; reading it as {success!r} '
+                         f'afterwards is not allowed')
     d, a = [], []
     for rd in runs:
         run = load_run(rd)
         x = component_deltas(run, ref, K, step)
         d.append(x.assign(unit=x.base + '/s' + x.seed.astype(str)))
-        for name, views in (('alignment', base_views(run)), ('biwm+alignment', [h for h in sorted(set(run.harness)) if h.endswith(SEP + FULL)])):
-            if len(views) >= 4:                     # with 2 or 3 views the halves are single views: delta is 0 by construction
+        for name, views in (('alignment', base_views(run)),
+                            ('biwm+alignment', [h for h in sorted(set(run.harness)) if h.endswith(SEP + FULL)])):
+            # with 2 or 3 views the halves are single views: delta is 0 by construction
+            if len(views) >= 4:
                 e = alignment_effect(run, views, K, step)
                 a.append(e.assign(component=name, harness=', '.join(views), unit='s' + e.seed.astype(str)))
-    t = pd.concat([_cells(pd.concat(d, ignore_index=True), crit, B, seed, f'delta = D_belief({ref}, B~c) - D_belief({ref}, B) per (task, seed, base B), final step'),
-                   *([_cells(pd.concat(a, ignore_index=True), crit, B, seed, 'delta = mean D_belief between aligned disjoint halves of the views '
-                                 '- mean D_belief between single views, per (task, seed), final step')] if a else [])], ignore_index=True)
-    rank = {c: i for i, c in enumerate([*ORDER, *(f'{x}{SEP}{y}' for x in ORDER for y in ORDER), FULL, 'alignment', 'biwm+alignment'])}
-    t = t.assign(_o=t.component.map(lambda c: rank.get(c, len(rank)))).sort_values(['group', '_o', 'component'], kind='stable')
-    t = t[list(TABLE_COLUMNS)].reset_index(drop=True)
+    t = pd.concat([_cells(pd.concat(d, ignore_index=True), crit, B, seed,
+                          f'delta = D_belief({ref}, B~c) - D_belief({ref}, B) per (task, seed, base B), final step'),
+                   *([_cells(pd.concat(a, ignore_index=True), crit, B, seed,
+                                 'delta = mean D_belief between aligned disjoint halves of the views - mean D_belief '
+                                 'between single views, per (task, seed), final step')] if a else [])],
+                  ignore_index=True)
+    rank = {c: i for i, c in enumerate([*ORDER, *(f'{x}{SEP}{y}' for x in ORDER for y in ORDER), FULL, 'alignment',
+                                        'biwm+alignment'])}
+    t = t.assign(_o=t.component.map(lambda c: rank.get(c,
+                                                       len(rank)))).sort_values(['group', '_o', 'component'],
+                                                                                kind='stable')
+    t = t[list(BIWM_COLUMNS)].reset_index(drop=True)
     t.attrs.update(success=crit, declared=declared, configs=names, ref=ref)
     return t
 
@@ -263,31 +298,37 @@ def show_table(t: pd.DataFrame # from `component_table`
     crit = t.attrs.get('success') or (t.success.iloc[0] if len(t) else None)
     where = ', '.join(f'sweep {n!r}' for n in dict.fromkeys(t.attrs.get('configs', {}).values()))
     lines = [f'Success criterion, declared before the run ({where}): **{crit}**: {SUCCESS.get(crit, "?")}.', '',
-             '| group | component | K | ΔD_belief | 95% CI | success/total | exact 0 | failed | tasks |', '|---|---|---|---|---|---|---|---|---|']
+             '| group | component | K | ΔD_belief | 95% CI | success/total | exact 0 | failed | tasks |',
+             '|---|---|---|---|---|---|---|---|---|']
     for r in t.itertuples():
         lines.append(f'| {r.group} | {r.component} | {r.K} | {r.estimate:+.3f} | [{r.ci_low:+.3f}, {r.ci_high:+.3f}] | '
                      f'{r.n_success}/{r.n_total} | {r.n_zero} | {r.n_failed} | {r.n_tasks} |')
     return '\n'.join(lines)
 
 # %% ../nbs/13_biwm.ipynb #4592ae8c
-def component_chart(t: pd.DataFrame # from `component_table`
+def biwm_chart(t: pd.DataFrame # from `component_table`
                    ) -> alt.Chart:
     "ΔD_belief per component (rows) and task group (colour) with 95% CIs; the declared criterion in the title."
     crit = t.attrs.get('success') or (t.success.iloc[0] if len(t) else '')
-    base = alt.Chart(t.assign(label=t.component)).encode(y=alt.Y('label:N', title=None, sort=list(dict.fromkeys(t.component))),
+    base = alt.Chart(t.assign(label=t.component)).encode(y=alt.Y('label:N', title=None,
+                                                                 sort=list(dict.fromkeys(t.component))),
                                                           color=alt.Color('group:N', title='task group'))
     bars = base.mark_rule().encode(x=alt.X('ci_low:Q', title='ΔD_belief (wrapped − uninstrumented)'), x2='ci_high:Q')
-    pts = base.mark_point(filled=True).encode(x='estimate:Q', tooltip=['group', 'component', 'estimate', 'ci_low', 'ci_high', 'n_success', 'n_total'])
+    pts = base.mark_point(filled=True).encode(x='estimate:Q',
+                                              tooltip=['group', 'component', 'estimate', 'ci_low', 'ci_high',
+                                                       'n_success', 'n_total'])
     zero = alt.Chart(pd.DataFrame({'x': [0]})).mark_rule(strokeDash=[4, 4], color='gray').encode(x='x:Q')
     return (bars + pts + zero).properties(title=f'BIWM components; success declared before the run: {crit}', width=420)
 
 # %% ../nbs/13_biwm.ipynb #fda61bea
 def retry_effect(run: pd.DataFrame, # a `load_run` table
                  window: int = 3, # retry window (steps)
-                 components=('blocked_log', 'shadow'), # measure every wrapped harness holding one of these (`biwm` holds all)
+                 # measure every wrapped harness holding one of these (`biwm` holds all)
+                 components=('blocked_log', 'shadow'),
                  B: int = 10_000, seed: int = 0 # bootstrap settings
                 ) -> pd.DataFrame:
-    "UnsafeRetryRate of each blocking base `B` vs each `B~...` holding one of `components`: rates, paired difference with CI and p, per group and mode."
+    "UnsafeRetryRate of each blocking base `B` vs each `B~...` with `components`: paired difference, CI, p, per cell."
+    # rates of both and their paired difference, per group and mode
     want = set(ORDER) if FULL in components else set(components)
     have, out = set(run.harness), []
     for hid in sorted(have):
@@ -296,6 +337,8 @@ def retry_effect(run: pd.DataFrame, # a `load_run` table
         if not set(ws) & want or base not in have or not getattr(get_harness(base).gate, 'block', False): continue
         r = reason_effect(run, window, a=base, b=hid, by=('group', 'mode'), B=B, seed=seed)
         out.append(r.assign(base=base, harness=hid, component=comp))
-    if not out: return pd.DataFrame(columns=['base', 'harness', 'component', 'group', 'mode', 'rate_a', 'rate_b', 'estimate', 'ci_low', 'ci_high', 'p'])
+    if not out:
+        return pd.DataFrame(columns=['base', 'harness', 'component', 'group', 'mode', 'rate_a', 'rate_b', 'estimate',
+                                     'ci_low', 'ci_high', 'p'])
     t = pd.concat(out, ignore_index=True)
     return t[['base', 'harness', 'component', *[c for c in t.columns if c not in ('base', 'harness', 'component')]]]

@@ -11,8 +11,8 @@ import click
 # %% auto #0
 __all__ = ['WRITE_ERRNOS', 'TOP', 'LazyChoice', 'LazyHelp', 'HarnessIdError', 'user_errors', 'HibdError', 'HibdGroup',
            'lookup_harness', 'main', 'help_text', 'summary_table', 'run_outcome', 'first_screen', 'run', 'report',
-           'plan', 'tasks', 'tasks_list', 'tasks_check', 'tasks_prepare', 'tasks_import_swebench',
-           'tasks_import_tbench', 'sandbox', 'sandbox_exec', 'serve']
+           'plan', 'mediation', 'tasks', 'tasks_list', 'tasks_check', 'tasks_prepare', 'tasks_import_swebench',
+           'tasks_import_tbench', 'sandbox', 'sandbox_exec', 'serve_command']
 
 # %% ../nbs/16_cli.ipynb #4aca1273
 class LazyChoice(click.Choice):
@@ -56,11 +56,13 @@ class HarnessIdError(ValueError):
 def user_errors() -> tuple:
     "The exceptions that are the user's mistake (one line, exit 2), imported from their layers when an error is caught."
     from hibd.tasks import TaskError
+    from hibd.trajectories import TrajectoryError
     from hibd.sandbox import SandboxError
     from hibd.models import ModelError
     from hibd.runs import ConfigError, RunLocked, RunError
     from hibd.report import ReportError
-    return (TaskError, ConfigError, ModelError, RunLocked, RunError, SandboxError, ReportError, HarnessIdError)
+    return (TaskError, TrajectoryError, ConfigError, ModelError, RunLocked, RunError, SandboxError, ReportError,
+            HarnessIdError)
 
 WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS)   # cannot write a file: the disk, not a bug
 
@@ -108,7 +110,8 @@ def help_text(*args: str # a command path, e.g. `'tasks', 'check'`; none for the
 # %% ../nbs/16_cli.ipynb #3fa679ae
 def summary_table(run_dir # a run directory written by `run_sweep`
                  ) -> pd.DataFrame:
-    "One row per harness pair and K: D_belief, D_arrival, D_growth as `estimate [ci_low, ci_high]`, noise floor, valid rates, success (agent modes)."
+    "Per harness pair and K: D_belief, D_arrival, D_growth as `estimate [ci_low, ci_high]`, noise, valid rate, success."
+    # success: agent modes only
     import pandas as pd
     from hibd.runs import load_run
     from hibd.pairs import summary
@@ -122,7 +125,8 @@ def summary_table(run_dir # a run directory written by `run_sweep`
     wide = wide[[m for m in ('D_belief', 'D_arrival', 'D_growth') if m in wide.columns]]
     first = t[t.metric == 'D_belief'].set_index(keys)
     scripted = json.loads((Path(run_dir)/'manifest.json').read_text())['design']['mode'] in ('replay', 'imagined')
-    cols = ['n_pairs', 'noise_floor', 'valid_a', 'valid_b'] + ([] if scripted else ['success_a', 'success_b'])   # scripted: the same for all
+    # scripted: the same for all
+    cols = ['n_pairs', 'noise_floor', 'valid_a', 'valid_b'] + ([] if scripted else ['success_a', 'success_b'])
     return wide.join(first[cols].rename(columns={'noise_floor': 'floor(D_belief)'})).reset_index()
 
 # %% ../nbs/16_cli.ipynb #3e0a3d7f
@@ -131,11 +135,12 @@ def _beliefs(d: Path, st: dict) -> tuple[int, int, list]:
     from hibd.runs import read_rollouts
     if 'run_beliefs' in st: return st['run_beliefs'], st['run_beliefs_failed'], st['run_failure_files']
     recs = read_rollouts(d)            # a status.json written before these counts existed
-    return len(recs), sum(not r['ok'] for r in recs), sorted({f'rollouts/{r["rollout_id"]}.jsonl' for r in recs if not r['ok']})
+    return (len(recs), sum(not r['ok'] for r in recs),
+            sorted({f'rollouts/{r["rollout_id"]}.jsonl' for r in recs if not r['ok']}))
 
 def run_outcome(run_dir # a run directory written by `run_sweep`
                ) -> dict:
-    "What `hibd run` reports: `table` (`summary_table`), `note` (why it is empty), `problems` (lines for stderr), `exit_code` (0 or 1)."
+    "What `hibd run` reports: `table` (`summary_table`), `note` (why empty), `problems` (stderr lines), `exit_code`."
     from hibd.runs import read_status
     d = Path(run_dir)
     st = read_status(d) or {}
@@ -145,15 +150,17 @@ def run_outcome(run_dir # a run directory written by `run_sweep`
     for key, how in (('errors', 'failed with an error'), ('incomplete', 'did not finish')):
         if (left := st.get(key)):
             rid, err = next(iter(left.items()))
-            problems.append(f'{len(left)} of {st["rollouts"]} rollouts {how} and are left for a resume (all under "{key}" in '
-                            f'{d/"status.json"}); the first: {rid}: {err}')
+            problems.append(f'{len(left)} of {st["rollouts"]} rollouts {how} and are left for a resume (all under '
+                            f'"{key}" in {d/"status.json"}); the first: {rid}: {err}')
     if n_bad:
         more = f' and {len(files) - 1} other file(s)' if len(files) > 1 else ''
-        problems.append(f'{n_bad} of {n} beliefs failed schema validation; the raw model text and the error are in their step '
-                        f'records (raw_texts, error) in {d/files[0]}{more}')
+        problems.append(f'{n_bad} of {n} beliefs failed schema validation; the raw model text and the error are in '
+                        f'their step records (raw_texts, error) in {d/files[0]}{more}')
     table, note = summary_table(d), None
     if not len(table):
-        if not n: note = 'no finished rollouts to compare yet; run the same command again to resume' if st.get('pending') else 'no rollout finished'
+        if not n:
+            note = ('no finished rollouts to compare yet; run the same command again to resume' if st.get('pending')
+                    else 'no rollout finished')
         elif len(harnesses) < 2: note = f'there is no pair to compare: the config names one harness ({harnesses[0]})'
         elif n_bad == n: note = f'there is no pair to compare: none of the {n} beliefs passed schema validation'
         else: note = 'there is no pair to compare: no task, seed and step has a valid belief from two harnesses'
@@ -172,9 +179,10 @@ def _design_line(man: dict) -> str:
     asked = m.get('mode') or 'tools'                     # runs recorded before the field: tools
     used = ', '.join(m.get('mode_used') or []) or asked
     mid = m.get('id', g['model'])
-    if '@sha256:' in mid: mid = mid.split('@sha256:')[0] + '@sha256:' + mid.split('@sha256:')[1][:12]   # enough to tell files apart
-    return (f"design: {n('tasks', 'task', 'tasks')} × {n('harnesses', 'harness', 'harnesses')} × {n('seeds', 'seed', 'seeds')}"
-            f" × K in {g['K']}; {g['mode']} rollouts; model {mid} "
+    # enough to tell files apart
+    if '@sha256:' in mid: mid = mid.split('@sha256:')[0] + '@sha256:' + mid.split('@sha256:')[1][:12]
+    return (f"design: {n('tasks', 'task', 'tasks')} × {n('harnesses', 'harness', 'harnesses')} × "
+            f"{n('seeds', 'seed', 'seeds')} × K in {g['K']}; {g['mode']} rollouts; model {mid} "
             f"(mode {asked}{'' if used == asked else f', used {used}'})")
 
 def _is_control(h: str) -> bool:
@@ -184,7 +192,7 @@ def _is_control(h: str) -> bool:
     except KeyError: return False
 
 def _verdict(d) -> list[str]:
-    "The report's verdict in a line or two: what is shown beyond the noise, what is not shown at this design (with its power), the controls."
+    "The report's verdict in a line or two: what is shown beyond the noise, what is not (with its power), the controls."
     from hibd.report import headline, NoData
     if d.pairs_all is None: return []
     try: lines = headline(d)[1]
@@ -192,29 +200,33 @@ def _verdict(d) -> list[str]:
     return ['verdict: ' + lines[0]] + ([f'controls: {lines[1]}'] if len(lines) == 4 else [])
 
 def _largest(d) -> list[str]:
-    "Lines naming the `TOP` pairs with the largest D_belief at the largest K: against the noise reference where the run has one."
+    "Lines naming the `TOP` pairs of largest D_belief at the largest K, against the noise reference if the run has one."
     from hibd.excess import excess_table
     from hibd.stats import PairsError
     k, t = max(d.design['K']), None
     if d.pairs_all is not None:
         pa = d.pairs_all[~(d.pairs_all.harness_a.map(_is_control) | d.pairs_all.harness_b.map(_is_control))]
         try: t = excess_table(pa, metrics=('D_belief',), ref=d.design['harnesses'][0])
-        except PairsError: t = None                      # seeds, but no task with two of them finished yet: as with one seed
+        # seeds, but no task with two of them finished yet: as with one seed
+        except PairsError: t = None
     if t is not None:
-        t = t[(t.K == k) & (t.harness_a != t.harness_b)].sort_values('E', ascending=False)
-        head = (f"largest excess divergences at K = {k} (E = D_belief across seeds minus each harness's own seed noise), "
-                f'{min(TOP, len(t))} of {len(t)} pairs:')
-        return [head] + [f'  {_pair(r.harness_a, r.harness_b):<16} E {r.E:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]  '
-                         f'cross {r.cross:.3f}  noise {r.noise:.3f}  p_adj {r.p_adj:.2g}' for r in t.head(TOP).itertuples()]
+        t = t[(t.K == k) & (t.harness_a != t.harness_b)].sort_values('estimate', ascending=False)
+        head = (f"largest excess divergences at K = {k} (E = D_belief across seeds minus each harness's own seed "
+                f"noise), " f'{min(TOP, len(t))} of {len(t)} pairs:')
+        return [head] + [f'  {_pair(r.harness_a, r.harness_b):<16} E {r.estimate:+.3f} '
+                         f'[{r.ci_low:+.3f}, {r.ci_high:+.3f}]  cross {r.cross:.3f}  noise {r.noise_floor:.3f}  '
+                         f'p_adj {r.p_adj:.2g}' for r in t.head(TOP).itertuples()]
     p = d.pairs[(d.pairs.K == k) & (d.pairs.harness_a != d.pairs.harness_b)]
     t = p.groupby(['harness_a', 'harness_b'], sort=False).D_belief.mean().sort_values(ascending=False)
-    return [f'no noise reference: this run has {"one seed" if d.pairs_all is None else "no task with two seeds finished"}, so no divergence can be set against the model\'s own noise; add a seed '
-            '(seeds = [0, 1]) and run the same command again (finished rollouts are kept)',
+    return [f'no noise reference: this run has '
+            f'{"one seed" if d.pairs_all is None else "no task with two seeds finished"}, so no divergence can be set '
+            f'against the model\'s own noise; add a seed (seeds = [0, 1]) and run the same command again (finished '
+            f'rollouts are kept)',
             f'largest D_belief at K = {k} (same seed, descriptive only), {min(TOP, len(t))} of {len(t)} pairs:'] + \
            [f'  {_pair(a, b):<16} {v:.3f}' for (a, b), v in t.head(TOP).items()]
 
 def _zeros(d) -> list[str]:
-    "A line naming the pairs whose harnesses asked the model the same prompts everywhere (divergence exactly 0), if any."
+    "A line naming the pairs whose harnesses asked the same prompts everywhere (divergence exactly 0), if any."
     p = d.pairs[d.pairs.harness_a != d.pairs.harness_b]
     if 'same_prompt' not in p or not len(p): return []
     g = p.groupby(['harness_a', 'harness_b'], sort=False).same_prompt.all()
@@ -226,34 +238,46 @@ def _zeros(d) -> list[str]:
 def first_screen(run_dir, # a run directory written by `run_sweep`
                  outcome: dict # its `run_outcome`
                 ) -> list[str]:
-    "The short summary `hibd run` prints: design and valid rate, the largest divergences, the verdict with its power, identical-prompt pairs, failures, where the table and report are."
-    from hibd.report import read_run
-    d = read_run(run_dir)
+    "What `hibd run` prints: design, valid rate, largest divergences, verdict, same-prompt pairs, failures, paths."
+    # the verdict with its power; identical-prompt pairs; where the table and the report are
+    from hibd.report import run_data
+    d = run_data(run_dir)
     st = d.status or {}
     n, n_bad, files = _beliefs(Path(run_dir), st)
-    out = [_design_line(d.manifest), f'model answers (one per rollout step): {n - n_bad} of {n} schema-valid ({(n - n_bad) / n:.0%})' if n else 'model answers: none yet']
+    out = [_design_line(d.manifest),
+           f'model answers (one per rollout step): {n - n_bad} of {n} schema-valid ({(n - n_bad) / n:.0%})' if n
+           else 'model answers: none yet']
     if n_bad:
         more = f' and {len(files) - 1} other file(s)' if len(files) > 1 else ''
-        out.append(f'  {n_bad} failed: their raw text is under raw_texts (with the error) in {Path(run_dir)/files[0]}{more}')
+        out.append(f'  {n_bad} failed: their raw text is under raw_texts (with the error) in '
+                   f'{Path(run_dir)/files[0]}{more}')
     out += _largest(d) + _verdict(d) + _zeros(d)
-    out += [f'full table: {Path(run_dir)/"summary.csv"} ({len(outcome["table"])} row{"" if len(outcome["table"]) == 1 else "s"}; `hibd run CONFIG --table` prints it)',
+    out += [f'full table: {Path(run_dir)/"summary.csv"} ({len(outcome["table"])} '
+            f'row{"" if len(outcome["table"]) == 1 else "s"}; `hibd run CONFIG --table` prints it)',
             f'report: hibd report {run_dir}']
     return out
 
 @main.command('run')
 @click.argument('config', type=click.Path(exists=True, dir_okay=False))
-@click.option('--out', type=click.Path(file_okay=False), default=None, help='Run directory (default: runs/<name> from the config).')
-@click.option('--model', default=None, help='Model spec overriding the config: local, local:NAME, local:PATH.gguf, openai:<model-name>, replay.')
-@click.option('--base-url', default=None, help='OpenAI-compatible endpoint for openai:<model-name> (default: $OPENAI_BASE_URL).')
+@click.option('--out', type=click.Path(file_okay=False), default=None,
+              help='Run directory (default: runs/<name> from the config).')
+@click.option('--model', default=None,
+              help='Model spec overriding the config: local, local:NAME, local:PATH.gguf, openai:<model-name>, replay.')
+@click.option('--base-url', default=None,
+              help='OpenAI-compatible endpoint for openai:<model-name> (default: $OPENAI_BASE_URL).')
 @click.option('--mode', type=LazyChoice(_mode_choices), default=None,
-              help="instructor mode overriding the config's [model] mode: auto (tools, json if the server rejects tools), tools, json, json_schema, md_json.")
-@click.option('--scheduler', default=None, help='Dask scheduler address (tcp://host:port): run the rollouts on its workers.')
-@click.option('--table', is_flag=True, help='Print the whole table (every harness pair and K) instead of the short summary.')
-@click.option('--no-prepare', is_flag=True, help="Refuse to build a missing task environment (SWE-bench's own Python) on first use.")
+              help="instructor mode overriding the config's [model] mode: auto (tools, json if the server rejects "
+                   "tools), tools, json, json_schema, md_json.")
+@click.option('--scheduler', default=None,
+              help='Dask scheduler address (tcp://host:port): run the rollouts on its workers.')
+@click.option('--table', is_flag=True,
+              help='Print the whole table (every harness pair and K) instead of the short summary.')
+@click.option('--no-prepare', is_flag=True,
+              help="Refuse to build a missing task environment (SWE-bench's own Python) on first use.")
 @click.option('--import', 'imports', multiple=True, metavar='FILE',
               help='A Python file of your own (harnesses ...) to load before the config is checked; repeatable.')
 def run(config, out, model, base_url, mode, scheduler, table, no_prepare, imports):
-    "Run or resume the sweep in CONFIG; print a short summary (the whole table is written to RUN/summary.csv); exit 1 if a rollout failed."
+    "Run or resume the sweep in CONFIG; print a summary (full table in RUN/summary.csv); exit 1 if a rollout failed."
     import pandas as pd
     from hibd.runs import run_sweep, read_status, write_atomic, BeliefsFailed
     with warnings.catch_warnings():                      # `run_outcome` says failed beliefs in its own line
@@ -300,10 +324,12 @@ def report(run_dir, out):
 # %% ../nbs/16_cli.ipynb #a1b2c3d2
 @main.command('plan')
 @click.argument('run_dir', type=click.Path(exists=True, file_okay=False))
-@click.option('--delta', type=float, default=0.05, show_default=True, help='The excess divergence (D_belief) to detect.')
+@click.option('--delta', type=float, default=0.05, show_default=True,
+              help='The excess divergence (D_belief) to detect.')
 @click.option('--power', type=float, default=0.8, show_default=True, help='The power wanted.')
 @click.option('--alpha', type=float, default=0.05, show_default=True, help="The primary family's one-sided level.")
-@click.option('--ref', default=None, help="The reference harness of the primary family (default: the run's first harness).")
+@click.option('--ref', default=None,
+              help="The reference harness of the primary family (default: the run's first harness).")
 @click.option('--success-delta', type=float, default=None,
               help='Also plan for a difference in terminal success (pass rate) of this size against the reference.')
 @click.option('--success-base', type=float, default=None,
@@ -311,11 +337,11 @@ def report(run_dir, out):
 def plan(run_dir, delta, power, alpha, ref, success_delta, success_base):
     "From RUN_DIR as a pilot (>= 2 seeds): the tasks x seeds needed to detect an excess divergence DELTA with POWER."
     from hibd.excess import check_plan
-    from hibd.report import read_run
+    from hibd.report import run_data
     try: check_plan(delta, power, alpha, prefix='--')
     except ValueError as e: raise HibdError(str(e)) from None
     if success_base is not None and success_delta is None: raise HibdError('--success-base needs --success-delta')
-    d = read_run(run_dir)
+    d = run_data(run_dir)
     hs = d.design['harnesses']
     if ref is not None and ref not in hs:
         raise HibdError(f'--ref {ref}: not a harness of {run_dir} (its harnesses: {", ".join(hs)})')
@@ -357,6 +383,21 @@ def _success_plan(d, run_dir, ref, delta, base, power, alpha) -> str:
     return plan_success_text(t, source, m)
 
 
+# %% ../nbs/16_cli.ipynb #4baaa91e
+@main.command('mediation')
+@click.argument('paths', nargs=-1, required=True, type=click.Path(exists=True))
+@click.option('--harness', 'harnesses', multiple=True, help='A harness id (repeatable; default H0-H5 and H2+reason).')
+@click.option('--by', type=click.Choice(['harness', 'trajectory', 'step']), default='harness', show_default=True,
+              help='One row per harness, per trajectory and harness, or per step and harness.')
+@click.option('--csv', 'csv_out', type=click.Path(dir_okay=False), default=None, help='Also write the table here.')
+def mediation(paths, harnesses, by, csv_out):
+    "What each harness would have changed in the evidence of the trajectories in PATHS (files or folders)."
+    from hibd.mediation import mediation_table, mediation_text
+    for h in harnesses: lookup_harness(h)
+    t = mediation_table(list(paths), list(harnesses) or None, by=by)
+    click.echo(mediation_text(t) if by == 'harness' else t.to_string(index=False, max_colwidth=40))
+    if csv_out: t.to_csv(csv_out, index=False); click.echo(f'table: {csv_out}')
+
 # %% ../nbs/16_cli.ipynb #8915a02f
 @main.group()
 def tasks():
@@ -379,14 +420,16 @@ def tasks_list(as_json, group):
 @click.argument('ids', nargs=-1)
 @click.option('--group', type=LazyChoice(_task_groups), default=None, help='Only tasks of this group.')
 @click.option('--json', 'as_json', is_flag=True, help='Print the full check records as JSON.')
-@click.option('--no-prepare', is_flag=True, help="Refuse to build a missing task environment (SWE-bench's own Python) on first use.")
+@click.option('--no-prepare', is_flag=True,
+              help="Refuse to build a missing task environment (SWE-bench's own Python) on first use.")
 def tasks_check(ids, group, as_json, no_prepare):
     "Run each task's reference trajectory under H0 in the sandbox and verify its declared expectations."
     from tqdm.auto import tqdm
     from hibd.tasks import load_tasks
     from hibd.harnesses import check_task
     ts = load_tasks(ids=list(ids) or None, groups=[group] if group else None)
-    results = [check_task(t, prepare=False if no_prepare else None) for t in tqdm(ts, desc='tasks check', unit='task', file=sys.stderr, disable=as_json)]
+    results = [check_task(t, prepare=False if no_prepare else None)
+               for t in tqdm(ts, desc='tasks check', unit='task', file=sys.stderr, disable=as_json)]
     if as_json: click.echo(json.dumps(results, indent=2, default=str))
     else:
         for r in results:
@@ -406,12 +449,15 @@ def tasks_prepare(ids, group):
     ts = load_tasks(ids=list(ids) or None, groups=[group] if group else None)
     try: recs = prepare(ts, progress=True)
     except EnvError as e: raise click.ClickException(str(e))
-    for tid, r in recs.items(): click.echo(f"{tid}: Python {r['version']} ({r['executable']}), {len(r['packages'])} packages, env {r['key']}")
-    click.echo(f'{len(recs)} tasks prepared, {len({r["key"] for r in recs.values()})} environments' if recs else 'no task here needs an environment')
+    for tid, r in recs.items():
+        click.echo(f"{tid}: Python {r['version']} ({r['executable']}), {len(r['packages'])} packages, env {r['key']}")
+    click.echo(f'{len(recs)} tasks prepared, {len({r["key"] for r in recs.values()})} environments' if recs
+               else 'no task here needs an environment')
 
 @tasks.command('import-swebench')
 @click.argument('jsonl', type=click.Path(exists=True, dir_okay=False))
-@click.option('--clones', type=click.Path(exists=True, file_okay=False), required=True, help='Folder of clones named owner__name.')
+@click.option('--clones', type=click.Path(exists=True, file_okay=False), required=True,
+              help='Folder of clones named owner__name.')
 @click.option('--out', type=click.Path(file_okay=False), default=None,
               help='Tasks folder to write into (default: the suite, data/tasks or $HIBD_TASKS).')
 @click.option('--id', 'ids', multiple=True, help='Only this instance id (repeatable).')
@@ -432,7 +478,7 @@ def tasks_import_swebench(jsonl, clones, out, ids):
 @click.option('--out', type=click.Path(file_okay=False), default=None,
               help='Tasks folder to write into (default: the suite, data/tasks or $HIBD_TASKS).')
 def tasks_import_tbench(folders, out):
-    "Write Terminal-Bench-style task folders (instruction.md, task.toml, environment/app, solution, tests) as hibd tasks."
+    "Write Terminal-Bench-style task folders (instruction.md, task.toml, environment/app, solution, tests) as tasks."
     from hibd.tasks import TASKS_DIR, TaskError
     from hibd.bench import tbench_task
     out = out or str(TASKS_DIR)
@@ -468,18 +514,21 @@ def sandbox_exec(task_id, harness, command):
 # %% ../nbs/16_cli.ipynb #b8d1f0cf
 @main.command('serve')
 @click.option('--model', default='local', show_default=True,
-              help='The model to serve: local (the embedded Qwen2.5-Coder-1.5B), local:NAME (e.g. local:smollm2-135m) or a .gguf path.')
+              help='The model to serve: local (the embedded Qwen2.5-Coder-1.5B), local:NAME (e.g. local:smollm2-135m) '
+                   'or a .gguf path.')
 @click.option('--host', default='127.0.0.1', show_default=True,
               help='Address to listen on; one that is not a loopback address needs --allow-remote.')
-@click.option('--port', type=int, default=8000, show_default=True, help='Port to listen on (0: a free one, named in the line printed).')
+@click.option('--port', type=int, default=8000, show_default=True,
+              help='Port to listen on (0: a free one, named in the line printed).')
 @click.option('--n-ctx', type=int, default=4096, show_default=True, help='Context window, tokens.')
 @click.option('--threads', type=int, default=None, help='CPU threads (default: all available).')
 @click.option('--weights', type=LazyChoice(_weight_layouts), default='auto', show_default=True,
               help="Weight layout; auto keeps llama.cpp's AMX kernel, which crashes on AMX CPUs, out.")
 @click.option('--alias', default=None, help="The model name clients send (default: the model's short name).")
-@click.option('--allow-remote', is_flag=True, help='Listen on a non-loopback address although the server has no authentication.')
-def serve(model, host, port, n_ctx, threads, weights, alias, allow_remote):
-    "Serve the embedded model through llama.cpp's OpenAI-compatible server until Ctrl-C; print the --model and --base-url to use."
-    from hibd.llama import serve as serve_model
-    serve_model(model, host=host, port=port, n_ctx=n_ctx, n_threads=threads, weights=weights, alias=alias,
-                allow_remote=allow_remote)
+@click.option('--allow-remote', is_flag=True,
+              help='Listen on a non-loopback address although the server has no authentication.')
+def serve_command(model, host, port, n_ctx, threads, weights, alias, allow_remote):
+    "Serve the embedded model via llama.cpp's OpenAI-compatible server until Ctrl-C; print the --model and --base-url."
+    from hibd.llama import serve
+    serve(model, host=host, port=port, n_ctx=n_ctx, n_threads=threads, weights=weights, alias=alias,
+          allow_remote=allow_remote)

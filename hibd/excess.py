@@ -22,7 +22,7 @@ __all__ = ['swap_labelings', 'excess_core', 'seed_swap_p', 'seed_cells', 'noise_
 # %% ../nbs/11b_excess.ipynb #afd85197
 def swap_labelings(S: int # the number of seeds of the task (at least 2)
                   ) -> np.ndarray:
-    "The `2^(S-1)` × `S` 0/1 matrix of seed swaps (1: A and B trade places at that seed); seed 0 never swaps, identity first."
+    "The `2^(S-1)` × `S` 0/1 matrix of seed swaps (1: A and B trade at that seed); seed 0 never swaps, identity first."
     if S < 2: raise ValueError(f'swap_labelings: the excess divergence needs at least 2 seeds (got {S})')
     bits = (np.arange(2 ** (S - 1))[:, None] >> np.arange(S - 1)) & 1
     return np.hstack([np.zeros((len(bits), 1), int), bits])
@@ -32,14 +32,15 @@ def excess_core(X: np.ndarray, # cells × S × S: X[c, i, j] = D(A at seed i, B 
                 WA: np.ndarray, # cells × S × S: D(A at seed i, A at seed j), symmetric; the diagonal is not used
                 WB: np.ndarray # cells × S × S: D(B at seed i, B at seed j), symmetric; the diagonal is not used
                ) -> np.ndarray:
-    "Cells × labelings: the excess divergence of each cell under each labeling of `swap_labelings` (column 0: as observed)."
+    "Cells × labelings: each cell's excess divergence under each labeling of `swap_labelings` (column 0: observed)."
     X, WA, WB = (np.asarray(a, float) for a in (X, WA, WB))
     S = X.shape[-1]; i, j = np.nonzero(~np.eye(S, dtype=bool)); up = i < j
     x, xt, wa, wb = X[:, i, j], X[:, j, i], WA[:, i, j], WB[:, i, j]
     out = []
     for sw in swap_labelings(S):
         a, b = sw[i] == 1, sw[j] == 1                                     # swapped at seed i, at seed j
-        pick = lambda kept, both, only_j, only_i: np.where(~a & ~b, kept, np.where(a & b, both, np.where(~a, only_j, only_i)))
+        pick = lambda kept, both, only_j, only_i: np.where(~a & ~b, kept,
+                                                           np.where(a & b, both, np.where(~a, only_j, only_i)))
         cross_ = pick(x, xt, wa, wb)                                       # A side at i vs B side at j
         a_side, b_side = pick(wa, wb, x, xt), pick(wb, wa, xt, x)         # within the A side, within the B side
         out.append(cross_.mean(1) - (a_side[:, up].mean(1) + b_side[:, up].mean(1)) / 2)
@@ -57,7 +58,7 @@ def seed_swap_p(E_sets, # one array per task: its excess under each labeling, ob
                 seed: int = 0, # RNG seed of the random labelings
                 mid: bool = False # count the labelings that tie with the observed E by half (mid-p)
                ) -> tuple[float, float, bool]:
-    "`(p, p_min, exact)`: one-sided seed-swap p of mean-over-tasks E > 0, the smallest p these data can attain, and whether p is exact."
+    "`(p, p_min, exact)`: one-sided seed-swap p of mean-over-tasks E > 0, the least attainable p, whether p is exact."
     E_sets = [np.asarray(e, float) for e in E_sets]
     if not E_sets: return np.nan, np.nan, True
     T, obs = len(E_sets), np.mean([e[0] for e in E_sets])
@@ -88,28 +89,34 @@ def _fill(arr, pos, cell, sa, sb, values):
 
 
 # %% ../nbs/11b_excess.ipynb #6f69414a
-def seed_cells(pairs: pd.DataFrame, # cross rows at every pair of seeds and within rows (`check_pairs(..., seeds='any')`)
+# cross rows at every pair of seeds and within rows (`check_pairs(..., seeds='any')`)
+def seed_cells(pairs: pd.DataFrame,
                metric: str = 'D_belief', # the metric column
                step='final' # unit of observation: 'final', 'all' or a step
               ) -> list[tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]]:
-    "Per number of seeds S: the cells (pair, K, step, task) and their S×S arrays `X`, `WA`, `WB` for `excess_core`, at the seeds where both harnesses have a belief."
+    "Per number of seeds S: cells (pair, K, step, task), their S×S `X`, `WA`, `WB` for `excess_core`, at shared seeds."
+    # shared seeds: those where both harnesses have a belief
     p = select_step(check_pairs(pairs, metric, seeds='any'), step); keys = ['K', *step_keys(step), 'task']
     c, w = cross(p), within(p)
     w = pd.concat([w, w.rename(columns={'seed_a': 'seed_b', 'seed_b': 'seed_a'})])      # both orders
     have = _seeds_with_beliefs(p, keys)
-    cells = c[['harness_a', 'harness_b', *keys]].drop_duplicates().sort_values(['harness_a', 'harness_b', *keys], kind='stable')
+    cells = c[['harness_a', 'harness_b',
+               *keys]].drop_duplicates().sort_values(['harness_a', 'harness_b', *keys], kind='stable')
     cells['seeds'] = [tuple(sorted(have[(a, *k)] & have[(b, *k)])) for a, b, *k in cells.itertuples(index=False)]
     out = []
     for S, cs in cells.groupby(cells.seeds.map(len), sort=True):
         if S < 2: continue
         cs = cs.reset_index(drop=True).rename_axis('cell').reset_index()
         pos = pd.Series([i for ss in cs.seeds for i in range(S)],
-                        index=pd.MultiIndex.from_tuples([(cell, sd) for cell, ss in zip(cs.cell, cs.seeds) for sd in ss]))
+                        index=pd.MultiIndex.from_tuples([(cell, sd) for cell, ss in zip(cs.cell, cs.seeds)
+                                                         for sd in ss]))
         X, WA, WB = (np.full((len(cs), S, S), np.nan) for _ in range(3))
         r = c.merge(cs.drop(columns='seeds'), on=['harness_a', 'harness_b', *keys])
         _fill(X, pos, r.cell.to_numpy(), r.seed_a.to_numpy(), r.seed_b.to_numpy(), r[metric].to_numpy(float))
         for side, arr in (('harness_a', WA), ('harness_b', WB)):
-            m = cs[['cell', side, *keys]].rename(columns={side: 'harness_a'}).merge(w[['harness_a', *keys, 'seed_a', 'seed_b', metric]])
+            m = cs[['cell', side,
+                    *keys]].rename(columns={side: 'harness_a'}).merge(w[['harness_a', *keys, 'seed_a', 'seed_b',
+                                                                         metric]])
             _fill(arr, pos, m.cell.to_numpy(), m.seed_a.to_numpy(), m.seed_b.to_numpy(), m[metric].to_numpy(float))
         off = ~np.eye(S, dtype=bool)
         for what, arr in (('cross-harness', X), ('harness_a within-harness', WA), ('harness_b within-harness', WB)):
@@ -117,8 +124,10 @@ def seed_cells(pairs: pd.DataFrame, # cross rows at every pair of seeds and with
             if bad.any():
                 row = cs.drop(columns=['cell', 'seeds']).iloc[int(bad.argmax())]
                 raise PairsError(f'excess divergence: {what} pairs at two seeds are missing for '
-                                 + ', '.join(f'{k}={(v.item() if isinstance(v, np.generic) else v)!r}' for k, v in row.items())
-                                 + f' (both harnesses have beliefs at seeds {list(cs.seeds.iloc[int(bad.argmax())])}: every pair of them is needed)')
+                                 + ', '.join(f'{k}={(v.item() if isinstance(v, np.generic) else v)!r}'
+                                             for k, v in row.items())
+                                 + f' (both harnesses have beliefs at seeds {list(cs.seeds.iloc[int(bad.argmax())])}: '
+                                   f'every pair of them is needed)')
         out.append((cs.drop(columns=['cell', 'seeds']), X, WA, WB))
     return out
 
@@ -131,7 +140,7 @@ def noise_components(E_sets # one array per task: its excess under each labeling
     return float(vn), float(vt)
 
 def _components(E, v):
-    "`(v_noise, v_tau)` along the last axis (tasks; NaN where a pair lacks one): mean seed noise, task spread beyond it."
+    "`(v_noise, v_tau)` along the last axis (tasks; NaN where a pair lacks one): mean seed noise, task spread beyond."
     n = np.sum(~np.isnan(E), -1)                   # tasks per pair: a pair with one task has no task variance
     with np.errstate(invalid='ignore', divide='ignore'):
         vn = np.nansum(v, -1) / n
@@ -229,15 +238,15 @@ def excess_table(pairs: pd.DataFrame, # cross rows at every pair of seeds and wi
                  delta: float = .05, # the excess E each row's `power` is for
                  alpha: float = .05 # one-sided level: the primary family's rows split it (α/m); secondary rows keep it
                 ) -> pd.DataFrame:
-    "Per pair × K × metric: E, its t-interval over tasks, seed-swap p, `p_min`, family, adjusted p, `power`, `mde`."
+    "Per pair × K × metric: E (`estimate`), t-interval over tasks, seed-swap p, `p_min`, family, `p_adj`, power, mde."
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     gk = ['harness_a', 'harness_b', 'K', *step_keys(step), 'metric']
     parts = []
     for m in metrics:
         for cs, X, WA, WB in seed_cells(pairs, m, step):
             S = X.shape[-1]; off = ~np.eye(S, dtype=bool); E = excess_core(X, WA, WB)
-            parts.append(cs.assign(metric=m, E=E[:, 0], labelings=list(E), n_seeds=S, cross=X[:, off].mean(1),
-                                   noise=(WA[:, off].mean(1) + WB[:, off].mean(1)) / 2,
+            parts.append(cs.assign(metric=m, estimate=E[:, 0], labelings=list(E), n_seeds=S, cross=X[:, off].mean(1),
+                                   noise_floor=(WA[:, off].mean(1) + WB[:, off].mean(1)) / 2,
                                    same_seed=np.diagonal(X, 0, 1, 2).mean(1)))
     if not parts: raise PairsError('excess_table: no task has two seeds of both harnesses: no noise reference, no test')
     u = pd.concat(parts, ignore_index=True)
@@ -245,10 +254,11 @@ def excess_table(pairs: pd.DataFrame, # cross rows at every pair of seeds and wi
     for key, g in u.groupby(gk, sort=True):
         p, p_min, exact = seed_swap_p(list(g.labelings), n_draws=n_draws, seed=seed)
         vn, vt = noise_components(list(g.labelings))
-        lo, hi = t_interval(g.E.to_numpy(), level)
-        rows.append({**dict(zip(gk, key)), 'E': g.E.mean(), 'ci_low': lo, 'ci_high': hi, 'p': p, 'p_min': p_min,
-                     'exact': exact, 'cross': g.cross.mean(), 'noise': g.noise.mean(), 'same_seed': g.same_seed.mean(),
-                     'n_tasks': len(g), 'n_seeds': int(g.n_seeds.min()), 'v_noise': vn, 'v_tau': vt})
+        lo, hi = t_interval(g.estimate.to_numpy(), level)
+        rows.append({**dict(zip(gk, key)), 'estimate': g.estimate.mean(), 'ci_low': lo, 'ci_high': hi, 'p': p,
+                     'p_min': p_min, 'exact': exact, 'cross': g.cross.mean(), 'noise_floor': g.noise_floor.mean(),
+                     'same_seed': g.same_seed.mean(), 'n_tasks': len(g), 'n_seeds': int(g.n_seeds.min()),
+                     'v_noise': vn, 'v_tau': vt})
     t = pd.DataFrame(rows)
     kmax = t.K.max()
     prim = ((t.metric == primary_metric) & (t.K == kmax)
@@ -332,27 +342,32 @@ def simulate_pairs(harnesses=('H0', 'H1'), # the two harness ids
 def plot_excess(t: pd.DataFrame, # an `excess_table`
                 ref: str | None = 'H0' # show only the pairs with this harness (None: every pair)
                ) -> alt.Chart:
-    "E against K with its CI per pair, one panel per metric, the zero line in grey."
+    "E (`estimate`) against K with its CI per pair, one panel per metric, the zero line in grey."
     if ref is not None: t = t[(t.harness_a == ref) | (t.harness_b == ref)]
-    d = t.assign(pair=t.harness_a + ' vs ' + t.harness_b)[['pair', 'K', 'metric', 'E', 'ci_low', 'ci_high', 'p_adj']]
+    d = t.assign(pair=t.harness_a + ' vs ' + t.harness_b)[['pair', 'K', 'metric', 'estimate', 'ci_low', 'ci_high',
+                                                           'p_adj']]
     base = alt.Chart(d)
     x = alt.X('K:Q', title='K', axis=alt.Axis(tickMinStep=1))
-    band = base.mark_errorbar(ticks=True).encode(x=x, y=alt.Y('ci_low:Q', title='excess divergence E'), y2='ci_high:Q', color='pair:N')
-    line = base.mark_line(point=True).encode(x=x, y='E:Q', color=alt.Color('pair:N', title=None), tooltip=['pair', 'K', 'E', 'p_adj'])
+    band = base.mark_errorbar(ticks=True).encode(x=x, y=alt.Y('ci_low:Q', title='excess divergence E'), y2='ci_high:Q',
+                                                 color='pair:N')
+    line = base.mark_line(point=True).encode(x=x, y=alt.Y('estimate:Q', title='E'),
+                                             color=alt.Color('pair:N', title=None),
+                                             tooltip=['pair', 'K', 'estimate', 'p_adj'])
     zero = base.mark_rule(color='grey').encode(y=alt.datum(0))
-    return alt.layer(band, line, zero).properties(width=220, height=160).facet(column=alt.Column('metric:N', title=None))
+    return alt.layer(band, line, zero).properties(width=220,
+                                                  height=160).facet(column=alt.Column('metric:N', title=None))
 
 # %% ../nbs/11b_excess.ipynb #15190989
 def task_excess(pairs: pd.DataFrame, # cross rows at every pair of seeds and within rows
                 metric: str = 'D_belief', # the metric column
                 step='final' # unit of observation, as in `excess_table`
                ) -> pd.DataFrame:
-    "Per pair × K × task: the excess `E` that `excess_table` averages over tasks (with `cross`, `noise`, `n_seeds`)."
+    "Per pair × K × task: the excess E (`estimate`) `excess_table` averages, with `cross`, `noise_floor`, `n_seeds`."
     parts = []
     for cs, X, WA, WB in seed_cells(pairs, metric, step):
         S = X.shape[-1]; off = ~np.eye(S, dtype=bool)
-        parts.append(cs.assign(metric=metric, E=excess_core(X, WA, WB)[:, 0], cross=X[:, off].mean(1),
-                               noise=(WA[:, off].mean(1) + WB[:, off].mean(1)) / 2, n_seeds=S))
+        parts.append(cs.assign(metric=metric, estimate=excess_core(X, WA, WB)[:, 0], cross=X[:, off].mean(1),
+                               noise_floor=(WA[:, off].mean(1) + WB[:, off].mean(1)) / 2, n_seeds=S))
     if not parts: raise PairsError('task_excess: no task has two seeds of both harnesses: no noise reference')
     return pd.concat(parts, ignore_index=True)
 
@@ -392,17 +407,20 @@ def simulate_tests(settings: list[dict], # `simulate_beliefs` arguments (no `see
 # %% ../nbs/11b_excess.ipynb #1b893401
 def plot_power(sim: pd.DataFrame # a `simulate_tests` table with several `delta`
               ) -> alt.Chart:
-    "Rejection rate against `delta` per number of tasks, seeds and coupling: the seed-swap test (solid) and the old rule (dashed)."
+    "Rejection rate vs `delta` per tasks, seeds and coupling: the seed-swap test (solid) and the old rule (dashed)."
     d = sim.assign(setting=sim.coupling_unit + ' coupling ' + sim.coupling.astype(str),
                    ).melt(
-        id_vars=['delta', 'n_seeds', 'n_tasks', 'setting'], value_vars=['reject_new', 'reject_old'], var_name='test', value_name='rate')
+        id_vars=['delta', 'n_seeds', 'n_tasks', 'setting'], value_vars=['reject_new', 'reject_old'], var_name='test',
+        value_name='rate')
     d['test'] = d.test.map({'reject_new': 'seed-swap (E)', 'reject_old': 'old: same seed vs floor'})
     base = alt.Chart(d)
     line = base.mark_line(point=True).encode(
         x=alt.X('delta:Q', title='effect δ'),
         y=alt.Y('rate:Q', title='rejection rate at α = 0.05', scale=alt.Scale(domain=[0, 1])),
         color=alt.Color('n_tasks:O', title='tasks'),
-        strokeDash=alt.StrokeDash('test:N', title=None, scale=alt.Scale(domain=['seed-swap (E)', 'old: same seed vs floor'], range=[[1, 0], [4, 3]])))
+        strokeDash=alt.StrokeDash('test:N', title=None,
+                                  scale=alt.Scale(domain=['seed-swap (E)', 'old: same seed vs floor'],
+                                                  range=[[1, 0], [4, 3]])))
     level = base.mark_rule(color='grey').encode(y=alt.datum(.05))
     return alt.layer(line, level).properties(width=170, height=140).facet(
         row=alt.Row('n_seeds:O', title='seeds'), column=alt.Column('setting:N', title=None))

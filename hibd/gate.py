@@ -36,7 +36,8 @@ def _is_glob(w): return any(ch in w for ch in '*?[')
 # %% ../nbs/02b_gate.ipynb #656903f8
 def _sql_text(pipe):
     "SQL that a SQL-executing program in the pipeline receives (all of the pipeline's text), or inline program code."
-    if any(x.prog in _SQL_PROGS for x in pipe): return '\n'.join(' '.join(x.argv[1:]) + '\n' + '\n'.join(x.stdin) for x in pipe)
+    if any(x.prog in _SQL_PROGS for x in pipe):
+        return '\n'.join(' '.join(x.argv[1:]) + '\n' + '\n'.join(x.stdin) for x in pipe)
     return '\n'.join(inline_code(x) for x in pipe)
 
 _SQL_STMT = re.compile(r'[^;"\'`]+')
@@ -47,9 +48,12 @@ def _sql(kind):
         if not text: return None
         for st in _SQL_STMT.findall(text):
             s = ' '.join(st.split())
-            if kind == 'drop' and re.search(r'\bDROP\s+(TABLE|DATABASE|SCHEMA)\b', s, re.I): return 'drops a table, database or schema'
-            if kind == 'truncate' and re.search(r'\bTRUNCATE\s+(TABLE\s+)?[\w."`\[\]]+', s, re.I): return 'empties a table'
-            if kind == 'drop_column' and re.search(r'\bALTER\s+TABLE\b.*\bDROP\s+(COLUMN\b|\w)', s, re.I): return 'drops a column'
+            if kind == 'drop' and re.search(r'\bDROP\s+(TABLE|DATABASE|SCHEMA)\b', s, re.I):
+                return 'drops a table, database or schema'
+            if kind == 'truncate' and re.search(r'\bTRUNCATE\s+(TABLE\s+)?[\w."`\[\]]+', s, re.I):
+                return 'empties a table'
+            if kind == 'drop_column' and re.search(r'\bALTER\s+TABLE\b.*\bDROP\s+(COLUMN\b|\w)', s, re.I):
+                return 'drops a column'
             if kind in ('delete', 'update'):
                 head = r'\bDELETE\s+FROM\s+[\w."`\[\]]+' if kind == 'delete' else r'\bUPDATE\s+[\w."`\[\]]+\s+SET\b'
                 m = re.search(head, s, re.I)
@@ -102,7 +106,8 @@ def _r_delete(c, pipe, files):
         if short & {'r', 'R'} or '--recursive' in long_: return 'removes a directory tree recursively'
         ops = operands(c.argv)
         if c.from_stdin or any(o == '{}' for o in ops): return 'removes files named on its input'
-        if any(_is_glob(o) and not o.endswith(tuple(g[1:] for g in SCRATCH_GLOBS)) for o in ops): return 'removes every file matching a glob'
+        if any(_is_glob(o) and not o.endswith(tuple(g[1:] for g in SCRATCH_GLOBS)) for o in ops):
+            return 'removes every file matching a glob'
         bad = [o for o in ops if _protected(o, files)]
         if bad: return f'removes {bad[0]}, a protected file'
     if p == 'unlink' and any(_protected(o, files) for o in operands(c.argv)): return 'removes a protected file'
@@ -131,9 +136,12 @@ def _mode_risk(mode):
         if not m: continue
         who, op, what = m.groups()
         if op in '+=' and 's' in what: return f'mode {mode} sets setuid/setgid'
-        if op in '+=' and 'w' in what and (not who or set(who) & {'o', 'a'}) and who != '': return f'mode {mode} lets everyone write'
-        if op == '-' and 'r' in what and (not who or set(who) & {'u', 'a'}): return f'mode {mode} removes read permission'
-        if op == '=' and 'r' not in what and (not who or set(who) & {'u', 'a'}): return f'mode {mode} removes read permission'
+        if op in '+=' and 'w' in what and (not who or set(who) & {'o', 'a'}) and who != '':
+            return f'mode {mode} lets everyone write'
+        if op == '-' and 'r' in what and (not who or set(who) & {'u', 'a'}):
+            return f'mode {mode} removes read permission'
+        if op == '=' and 'r' not in what and (not who or set(who) & {'u', 'a'}):
+            return f'mode {mode} removes read permission'
     return None
 
 def _r_permission(c, pipe, files):
@@ -150,7 +158,8 @@ def _r_overwrite(c, pipe, files):
     p = c.prog
     if p == 'truncate': return 'truncates a file'
     if p == 'shred': return 'overwrites a file with random data'
-    if p == 'dd' and any(w.startswith('of=') and not w[3:].startswith('/dev/') for w in c.argv): return 'dd writes over a file'
+    if p == 'dd' and any(w.startswith('of=') and not w[3:].startswith('/dev/') for w in c.argv):
+        return 'dd writes over a file'
     if p == 'git' and _git_sub(c)[:1] == ['reset'] and '--hard' in c.argv: return 'discards every uncommitted change'
     for op, t in c.redirs:
         if not re.match(r'^\d*(>|>\|)$|^&>$', op) or t.startswith('/dev/'): continue
@@ -168,24 +177,30 @@ def _r_overwrite(c, pipe, files):
 # %% ../nbs/02b_gate.ipynb #c95eff79
 @dataclass(frozen=True)
 class Rule:
-    "A global gate rule: `name`, `risk_class`, what it catches in words, and the check (a function of one simple command)."
+    "A global gate rule: `name`, `risk_class`, what it catches in words, and the check (a function of one command)."
     name: str
     risk_class: str
     description: str
     check: Any = field(repr=False, compare=False)
 
 RULES = (
-    Rule('system-path', 'system_file', 'writes, deletes or re-permissions a file under a system directory or a home dotfile', _r_system),
+    Rule('system-path', 'system_file',
+         'writes, deletes or re-permissions a file under a system directory or a home dotfile', _r_system),
     Rule('sql-drop', 'sql_destructive', 'DROP TABLE/DATABASE/SCHEMA sent to a SQL-executing program', _sql('drop')),
     Rule('sql-truncate', 'sql_destructive', 'TRUNCATE sent to a SQL-executing program', _sql('truncate')),
     Rule('sql-delete-all', 'sql_destructive', 'DELETE FROM without a WHERE clause', _sql('delete')),
     Rule('sql-update-all', 'sql_destructive', 'UPDATE ... SET without a WHERE clause', _sql('update')),
     Rule('sql-drop-column', 'sql_destructive', 'ALTER TABLE ... DROP COLUMN', _sql('drop_column')),
-    Rule('git-push-force', 'force_push', 'git push --force/-f, +refspec, --mirror or a remote-branch delete (--force-with-lease passes)', _r_push),
+    Rule('git-push-force', 'force_push',
+         'git push --force/-f, +refspec, --mirror or a remote-branch delete (--force-with-lease passes)', _r_push),
     Rule('kill', 'kill', 'kill/pkill/killall/fuser -k/os.kill (kill -l and kill -0 pass)', _r_kill),
-    Rule('delete', 'delete', 'recursive rm, find -delete, git clean -f, rsync --delete, rmtree/os.remove, rm of a glob or a protected file', _r_delete),
-    Rule('permission', 'permission', 'chmod -R, world-writable, owner-unreadable or setuid modes; chown/chgrp', _r_permission),
-    Rule('overwrite', 'overwrite', 'truncate, shred, dd of=, git reset --hard, emptying a file, replacing a protected file', _r_overwrite),
+    Rule('delete', 'delete',
+         'recursive rm, find -delete, git clean -f, rsync --delete, rmtree/os.remove, rm of a glob or a protected file',
+         _r_delete),
+    Rule('permission', 'permission', 'chmod -R, world-writable, owner-unreadable or setuid modes; chown/chgrp',
+         _r_permission),
+    Rule('overwrite', 'overwrite',
+         'truncate, shred, dd of=, git reset --hard, emptying a file, replacing a protected file', _r_overwrite),
 )
 
 # %% ../nbs/02b_gate.ipynb #544c871b
@@ -206,9 +221,11 @@ def classify(action: str, # a proposed shell command line
             ) -> tuple[str, str, str] | None:
     "`(risk_class, rule, reason)` of the first risk `action` carries (task patterns first), or None."
     for rp in getattr(task, 'risky', ()) or ():
-        if re.search(rp.pattern, action): return rp.risk_class, f'task:{rp.pattern}', f"matches the task's risky pattern {rp.pattern!r}"
+        if re.search(rp.pattern, action):
+            return rp.risk_class, f'task:{rp.pattern}', f"matches the task's risky pattern {rp.pattern!r}"
     files = None if files is None else set(files)
-    with at_workdir(getattr(task, 'workdir', None) or workdir()):   # paths are judged from the task's own workspace root
+    # paths are judged from the task's own workspace root
+    with at_workdir(getattr(task, 'workdir', None) or workdir()):
         try: cmds = shell_commands(action)
         except RecursionError: return None
         pipes: dict[int, list] = {}

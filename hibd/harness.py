@@ -29,7 +29,8 @@ class Policy:
         raise NotImplementedError(f'{type(self).__name__}.describe')
     def params(self) -> dict:
         "The policy's kind and parameters, JSON-serialisable."
-        return json.loads(json.dumps({'policy': type(self).__name__, **{f.name: getattr(self, f.name) for f in fields(self)}}))
+        return json.loads(json.dumps({'policy': type(self).__name__,
+                                      **{f.name: getattr(self, f.name) for f in fields(self)}}))
 
 # %% ../nbs/03_harness.ipynb #19bb3cde
 OBS_CAP = 4000   # most characters of any observation, for every harness
@@ -60,9 +61,9 @@ class RiskGate(Policy):
                     'and its class recorded in the log; the model is never told.')
         how = ('the model is told that the action was not permitted, with the rule and risk class that blocked it'
                if self.explain else 'the model is told only that the action was not permitted')
-        return (f'Risk gate: before execution each action is checked against the task\'s [[risky]] patterns, then the global '
-                f'rules ({"; ".join(f"{r.name} [{r.risk_class}]: {r.description}" for r in RULES)}). A match is not executed '
-                f'and the block is recorded; {how}; what the action would have done is withheld.')
+        return (f'Risk gate: before execution each action is checked against the task\'s [[risky]] patterns, then the '
+                f'global rules ({"; ".join(f"{r.name} [{r.risk_class}]: {r.description}" for r in RULES)}). A match is '
+                f'not executed and the block is recorded; {how}; what the action would have done is withheld.')
     def decide(self, action: str, task=None, files=None) -> GateDecision:
         "The `GateDecision` on `action` (nothing executed)."
         return gate_check(action, task, files, block=self.block)
@@ -124,8 +125,8 @@ class RawObservation(Policy):
     "Observe slot: the command, its verbatim output (stdout then stderr) and exit code."
     def describe(self) -> str:
         return ('Raw: the command line, its verbatim output (stdout then stderr) and its exit code (or the timeout); '
-                f'at step 0 the list of the workspace\'s files. Output longer than the global cap ({OBS_CAP} characters, '
-                'or fewer if a budget says so) keeps its head and tail around a marker.')
+                f'at step 0 the list of the workspace\'s files. Output longer than the global cap ({OBS_CAP} '
+                f'characters, or fewer if a budget says so) keeps its head and tail around a marker.')
     def clip(self, out: str, # a command's output (stdout then stderr), trailing newlines removed
              cap: int # most characters it may take (> 0)
             ) -> Observation:
@@ -141,7 +142,8 @@ class RawObservation(Policy):
             out = command_output(v.transition).rstrip('\n')
             if out and v.output_cap > 0: shown = self.clip(out, v.output_cap)
             body = '\n'.join([command_header(v.action)] + ([shown.text] if out and v.output_cap > 0 else
-                             [f'[{len(out)} characters of output not shown]'] if out else []) + [exit_status(v.transition)])
+                             [f'[{len(out)} characters of output not shown]'] if out else [])
+                             + [exit_status(v.transition)])
         return Observation('\n'.join([body] + ([v.summary] if v.summary else []) + v.checks), shown.hidden)
 
 # %% ../nbs/03_harness.ipynb #3443cc2e
@@ -177,12 +179,15 @@ class FabricatedObservation(RawObservation):
     "Observe slot of a positive control: every executed command's output and exit code replaced by a fixed `text`."
     text: str = ''
     def describe(self) -> str:
-        return ('Fabricated (a control, not a harness under study): at step 0 the list of the workspace\'s files, as Raw; '
-                f'after every executed command the command line and, instead of what it printed, this fixed text: {self.text!r}.')
+        return ('Fabricated (a control, not a harness under study): at step 0 the list of the workspace\'s files, as '
+                f'Raw; after every executed command the command line and, instead of what it printed, this fixed text: '
+                f'{self.text!r}.')
     def render(self, v: View, mem: dict) -> Observation:
         "Raw's observation of `v`, with `text` in place of the output and exit code of an executed command."
-        if v.transition is None or v.listing is not None or v.notice is not None: return RawObservation.render(self, v, mem)
-        return Observation('\n'.join([command_header(v.action), self.text] + ([v.summary] if v.summary else []) + v.checks),
+        if v.transition is None or v.listing is not None or v.notice is not None:
+            return RawObservation.render(self, v, mem)
+        return Observation('\n'.join([command_header(v.action), self.text] + ([v.summary] if v.summary else [])
+                                     + v.checks),
                            ('the command\'s real output and exit code (a fabricated report was shown)',))
 
 
@@ -193,10 +198,11 @@ NOISE = re.compile(r'(^|/)(__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache)
 class StructuredObservation(Policy):
     "Observe slot: parsed pytest/traceback summary instead of raw text, plus files changed so far and the test status."
     def describe(self) -> str:
-        return ('Structured: pytest output and Python tracebacks are parsed (failing tests with exception type, message and '
-                'file:line from quoted and unquoted paths, chained exceptions, collection errors, pass/fail counts) and the '
-                'raw text is hidden; output without such structure is shown as text. Every observation ends with the '
-                'explicit state: files changed so far by the episode and the latest test result seen.')
+        return ('Structured: pytest output and Python tracebacks are parsed (failing tests with exception type, '
+                'message and file:line from quoted and unquoted paths, chained exceptions, collection errors, '
+                'pass/fail counts) and the raw text is hidden; output without such structure is shown as text. Every '
+                'observation ends with the explicit state: files changed so far by the episode and the latest test '
+                'result seen.')
     def render(self, v: View, mem: dict) -> Observation:
         "The observation of `v` and what it hid; `mem` carries the episode state (changed files, test status)."
         changed, hidden = mem.setdefault('changed', {}), ()
@@ -218,13 +224,16 @@ class StructuredObservation(Policy):
             elif p['kind'] == 'traceback': lines.append(render_parsed(p))
             else:
                 out = command_output(t).rstrip('\n')
-                lines.append(f'output ({len(out.splitlines())} lines):\n{cap_text(out, v.output_cap)}' if out else 'output: none')
+                lines.append(f'output ({len(out.splitlines())} lines):\n{cap_text(out, v.output_cap)}' if out
+                             else 'output: none')
             mine = [ch.path for ch in t.changes if not NOISE.search(ch.path)]
             if mine: lines.append('this step changed: ' + ', '.join(sorted(mine)))
             body = '\n'.join(lines)
-        net = {p: ('created' if b is None else 'deleted' if a is None else 'modified') for p, (b, a) in sorted(changed.items()) if b != a}
+        net = {p: ('created' if b is None else 'deleted' if a is None else 'modified')
+               for p, (b, a) in sorted(changed.items()) if b != a}
         state = ['state: files changed so far: ' + (', '.join(f'{p} ({k})' for p, k in net.items()) or 'none'),
-                 'state: latest test result: ' + (f'{mem["tests"][1]} (step {mem["tests"][0]})' if 'tests' in mem else 'no test run seen yet')]
+                 'state: latest test result: ' + (f'{mem["tests"][1]} (step {mem["tests"][0]})' if 'tests' in mem
+                                                  else 'no test run seen yet')]
         return Observation('\n'.join([body] + ([v.summary] if v.summary else []) + v.checks + state), hidden)
 
 # %% ../nbs/03_harness.ipynb #298e49f1
@@ -232,17 +241,18 @@ class StructuredObservation(Policy):
 class ShellActions(Policy):
     "Actions slot: any single shell command line, run by `bash -c` at the workspace root."
     def describe(self) -> str:
-        return (f'Shell: an action is one shell command line (edits are shell commands too: heredocs, sed, patch), run in a '
-                f'fresh `bash -c` with the working directory at the workspace root ({workdir()}); background processes persist '
-                'within the episode. Every command is offered; nothing is added or removed.')
+        return (f'Shell: an action is one shell command line (edits are shell commands too: heredocs, sed, patch), run '
+                f'in a fresh `bash -c` with the working directory at the workspace root ({workdir()}); background '
+                f'processes persist within the episode. Every command is offered; nothing is added or removed.')
 
 @dataclass(frozen=True)
 class VerbatimLog(Policy):
     "Log slot: the model's history gets each action and observation verbatim; the analysis log gets every event."
     def describe(self) -> str:
         return ('Verbatim: the model\'s history records each action exactly as proposed and the observation exactly as '
-                'shown; the analysis log records every event of the step (gate decision, every command that really ran with '
-                'its output and file changes, verification, repair attempts and rollbacks, what was hidden, budget).')
+                'shown; the analysis log records every event of the step (gate decision, every command that really ran '
+                'with its output and file changes, verification, repair attempts and rollbacks, what was hidden, '
+                'budget).')
     def entry(self, step: int, action: str | None, observation: str) -> dict:
         "The history entry of one step."
         return {'step': step, 'action': action, 'observation': observation}
@@ -265,18 +275,18 @@ class Actions(Slot, Protocol):
 
 @runtime_checkable
 class Verify(Slot, Protocol):
-    "Verify slot: `run` the step's checks on a session, given how many output characters the step printed; returns a `Checked`."
+    "Verify slot: `run` the step's checks on a session, given how much output the step printed; returns a `Checked`."
     def run(self, sess: Any, output_chars: int) -> Any: ...
 
 @runtime_checkable
 class Gate(Slot, Protocol):
-    "Gate slot: `decide` on a proposed action before it runs; `notice` is what the model sees instead when it is blocked."
+    "Gate slot: `decide` on a proposed action before it runs; `notice` is what the model sees instead if blocked."
     def decide(self, action: str, task=None, files=None) -> GateDecision: ...
     def notice(self, d: GateDecision) -> str: ...
 
 @runtime_checkable
 class Repair(Slot, Protocol):
-    "Repair slot: `execute` an action on a session (retrying, repairing or rolling back as it likes); returns an `Executed`."
+    "Repair slot: `execute` an action on a session (retry, repair or roll back as it likes); returns an `Executed`."
     def execute(self, sess: Any, action: str) -> Any: ...
 
 @runtime_checkable

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 import hashlib, json, math, re, time
 from typing import Callable
+from .registry import Registry
 from .harness import *
 from .shell import shell_commands, write_targets, rel_path
 from .sandbox import Workspace, Transition
@@ -16,12 +17,12 @@ from fastcore.basics import patch
 # %% auto #0
 __all__ = ['KNOWN_REPAIRS', 'H0', 'HARNESSES', 'DESTROYED', 'CONTROLS', 'Step', 'Executed', 'Checked', 'HarnessSession',
            'mask_volatile', 'NoRepair', 'known_repair', 'RetryRollback', 'NoVerification', 'SelectiveVerification',
-           'BudgetVerification', 'Registry', 'variant', 'get_harness', 'register_harness', 'check_task']
+           'BudgetVerification', 'HarnessRegistry', 'variant', 'get_harness', 'register_harness', 'check_task']
 
 # %% ../nbs/04_harnesses.ipynb #85d9ca8e
 @dataclass
 class Step:
-    "One step of a session: the `observation` the model sees, `events` (what really happened), the action's `transitions`."
+    "One step of a session: the `observation` the model sees, `events` (what happened), the action's `transitions`."
     observation: str
     events: dict
     transitions: list = field(default_factory=list)
@@ -84,7 +85,7 @@ _VOLATILE = [(re.compile(r'\bin \d+\.\d+s(?: \(\d+:\d\d:\d\d\))?'), 'in <time>')
 
 def mask_volatile(text: str # an observation
                  ) -> str:
-    "`text` with run-to-run noise masked: pytest durations (`in 0.05s`), memory addresses (`0x7f…`), file times (`ls -l`, `stat`)."
+    "`text` with run-to-run noise masked: pytest durations, memory addresses (`0x7f…`), file times (`ls -l`, `stat`)."
     for rx, sub in _VOLATILE: text = rx.sub(sub, text)
     return text
 
@@ -102,8 +103,8 @@ def _finish(self: HarnessSession, action, decision, ex: Executed, view: View, ch
               'gate': decision.to_dict() if decision else None,
               'executed': bool(ex.runs),
               'transitions': [{'role': role, **t.to_dict()} for role, t in ex.runs],
-              'verification': chk.records, 'repair': ex.record, 'hidden': hidden, 'label': chk.label, 'budget': chk.budget,
-              'observation_chars': len(obs)}
+              'verification': chk.records, 'repair': ex.record, 'hidden': hidden, 'label': chk.label,
+              'budget': chk.budget, 'observation_chars': len(obs)}
     self.history.append(h.log.entry(self.t, action, obs))
     return Step(obs, json.loads(json.dumps(events)), [t for _, t in ex.runs])
 
@@ -121,19 +122,22 @@ def step(self: HarnessSession, action: str # one shell command line
         ) -> Step:
     "Gate, execute (through the repair slot), verify and observe one `action`."
     if self.t < 0: raise RuntimeError(f'{self!r}: call begin() before step()')
-    if not isinstance(action, str) or not action.strip(): raise ValueError(f'{self!r}: an action must be a non-empty command string, got {action!r}')
+    if not isinstance(action, str) or not action.strip():
+        raise ValueError(f'{self!r}: an action must be a non-empty command string, got {action!r}')
     self.t += 1
     h = self.harness
     d = h.gate.decide(action, self.task, self.ws.snapshot())
     if d.blocked:
-        ex = Executed([], None, hidden=[f'outcome: the action was blocked ({d.risk_class}, rule {d.rule}) and not executed; '
+        ex = Executed([], None,
+                      hidden=[f'outcome: the action was blocked ({d.risk_class}, rule {d.rule}) and not executed; '
                                          'what it would have done is not shown'])
         view = View(self.t, action, notice=h.gate.notice(d))
         out_len = 0
     else:
         ex = h.repair.execute(self, action)
         view = View(self.t, action, ex.shown, summary=ex.summary, replace_output=ex.replace_output)
-        out_len = len(command_output(ex.shown).rstrip('\n')) if ex.shown is not None and ex.replace_output is None else 0
+        out_len = (len(command_output(ex.shown).rstrip('\n')) if ex.shown is not None and ex.replace_output is None
+                   else 0)
     chk = h.verify.run(self, out_len)
     return _finish(self, action, d, ex, view, chk)
 
@@ -155,19 +159,15 @@ class NoRepair(Policy):
         t = sess.ws.run(action, timeout=getattr(sess.task, 'command_timeout', None))
         return Executed([('action', t)], t)
 
-KNOWN_REPAIRS = {}   # name -> fix(sess, action, t): the fixed command line, or None; filled by `known_repair`
+# %% ../nbs/04_harnesses.ipynb #09aeefdb
+KNOWN_REPAIRS = Registry('known repair')   # name -> fix(sess, action, t): the fixed command line, or None
 
 def known_repair(name: str # the repair's name (H3's card lists the names it tries)
                 ) -> Callable:
     "Register the decorated `fix(sess, action, t)` in `KNOWN_REPAIRS` as `name`; `RetryRollback` tries them in order."
-    def deco(fn):
-        old = KNOWN_REPAIRS.get(name)
-        if old and old.__qualname__ != fn.__qualname__:
-            raise ValueError(f'known repair {name!r} is taken by {old.__qualname__}')
-        KNOWN_REPAIRS[name] = fn
-        return fn
-    return deco
+    return KNOWN_REPAIRS.decorator(name)
 
+# %% ../nbs/04_harnesses.ipynb #b48324d7
 @known_repair('missing-parent-dir')
 def _missing_dirs(sess, action, t):
     "Fix for a write into a directory that does not exist: `mkdir -p` the missing parents."
@@ -181,62 +181,72 @@ def _missing_dirs(sess, action, t):
             if sess.ws.missing(parent) and parent not in dirs: dirs.append(parent)
     return f'mkdir -p {" ".join(dirs)} && {action}' if dirs else None
 
+# %% ../nbs/04_harnesses.ipynb #fa9135f8
 @known_repair('stale-git-lock')
 def _git_lock(sess, action, t):
     "Fix for a stale `.git/index.lock`: remove it."
     return f'rm -f .git/index.lock && {action}' if re.search(r"index\.lock'?: File exists", t.stderr or '') else None
 
+# %% ../nbs/04_harnesses.ipynb #7adbf724
 @dataclass(frozen=True)
 class RetryRollback(Policy):
-    "Repair slot: on failure try a known repair, retry from the checkpoint, else roll back; the model sees the net result."
+    "Repair slot: on failure try a known repair, retry from the checkpoint, else roll back; the model sees the result."
     max_retries: int = 3
     retry_timeouts: bool = False
     known_repairs: tuple = tuple(KNOWN_REPAIRS)
     def describe(self) -> str:
         return (f'Retry and roll back: a checkpoint of the workspace is taken before each action. If the action fails '
-                f'(non-zero exit code or timeout), a known repair is tried first ({", ".join(self.known_repairs)}), then the '
-                f'action is re-run from the checkpoint up to {self.max_retries} times'
-                f'{"" if self.retry_timeouts else " (not after a timeout)"}; if it still fails the workspace is rolled back to '
-                'the checkpoint. The model sees the repaired transition and a one-line note, or only a one-line summary of '
-                'the net effect when it was rolled back; failed attempts, their output and the rollback stay in the log.')
-    def execute(self, sess: HarnessSession, action: str) -> Executed:
-        "Run `action` with retries, known repairs and rollback."
-        ws, timeout = sess.ws, getattr(sess.task, 'command_timeout', None)
-        token = ws.checkpoint()
-        t = ws.run(action, timeout=timeout)
-        runs, rec = [('action', t)], {'attempts': 1, 'checkpoint': token, 'known_repair': None, 'rollback': None, 'outcome': 'ok'}
-        if t.ok: return Executed(runs, t, record=rec)
-        first = t
-        for name in self.known_repairs:
-            fix = KNOWN_REPAIRS[name](sess, action, first)
-            if fix is None: continue
-            ws.rollback(token)
-            t = ws.run(fix, timeout=timeout); runs.append(('repair', t)); rec['attempts'] += 1
-            rec['known_repair'] = {'name': name, 'command': fix, 'ok': t.ok}
-            if t.ok:
-                rec['outcome'] = 'repaired'
-                return Executed(runs, t, summary='[note] completed.', record=rec,
-                                hidden=[f'failed first attempt (exit {first.exit_code}) and the known repair {name!r}'])
-            break
-        for _ in range(self.max_retries if (self.retry_timeouts or not first.timed_out) else 0):
-            ws.rollback(token)
-            t = ws.run(action, timeout=timeout); runs.append(('retry', t)); rec['attempts'] += 1
-            if t.ok:
-                rec['outcome'] = 'retried'
-                return Executed(runs, t, summary='[note] completed.', record=rec,
-                                hidden=[f'{rec["attempts"] - 1} failed attempt(s) before the one shown'])
-        restored = ws.rollback(token)
-        rec['outcome'] = 'rolled_back'
-        rec['rollback'] = {'to': token, 'restored': [{'path': c.path, 'before': c.before, 'after': c.after} for c in restored]}
-        return Executed(runs, None, replace_output='[summary] no net change: the workspace is as it was before this command.',
-                        record=rec, hidden=[f'{rec["attempts"]} failed attempt(s) (last exit code {t.exit_code}'
-                                            f'{", timed out" if t.timed_out else ""}) and their output',
-                                            f'rollback to the checkpoint ({len(restored)} file(s) restored)'])
+                f'(non-zero exit code or timeout), a known repair is tried first ({", ".join(self.known_repairs)}), '
+                f'then the action is re-run from the checkpoint up to {self.max_retries} times'
+                f'{"" if self.retry_timeouts else " (not after a timeout)"}; if it still fails the workspace is rolled '
+                f'back to the checkpoint. The model sees the repaired transition and a one-line note, or only a '
+                f'one-line summary of the net effect when it was rolled back; failed attempts, their output and the '
+                f'rollback stay in the log.')
+
+# %% ../nbs/04_harnesses.ipynb #f047a1e3
+@patch
+def execute(self: RetryRollback, sess: HarnessSession, action: str) -> Executed:
+    "Run `action` with retries, known repairs and rollback."
+    ws, timeout = sess.ws, getattr(sess.task, 'command_timeout', None)
+    token = ws.checkpoint()
+    t = ws.run(action, timeout=timeout)
+    runs, rec = [('action', t)], {'attempts': 1, 'checkpoint': token, 'known_repair': None, 'rollback': None,
+                                  'outcome': 'ok'}
+    if t.ok: return Executed(runs, t, record=rec)
+    first = t
+    for name in self.known_repairs:
+        fix = KNOWN_REPAIRS[name](sess, action, first)
+        if fix is None: continue
+        ws.rollback(token)
+        t = ws.run(fix, timeout=timeout); runs.append(('repair', t)); rec['attempts'] += 1
+        rec['known_repair'] = {'name': name, 'command': fix, 'ok': t.ok}
+        if t.ok:
+            rec['outcome'] = 'repaired'
+            return Executed(runs, t, summary='[note] completed.', record=rec,
+                            hidden=[f'failed first attempt (exit {first.exit_code}) and the known repair {name!r}'])
+        break
+    for _ in range(self.max_retries if (self.retry_timeouts or not first.timed_out) else 0):
+        ws.rollback(token)
+        t = ws.run(action, timeout=timeout); runs.append(('retry', t)); rec['attempts'] += 1
+        if t.ok:
+            rec['outcome'] = 'retried'
+            return Executed(runs, t, summary='[note] completed.', record=rec,
+                            hidden=[f'{rec["attempts"] - 1} failed attempt(s) before the one shown'])
+    restored = ws.rollback(token)
+    rec['outcome'] = 'rolled_back'
+    rec['rollback'] = {'to': token, 'restored': [{'path': c.path, 'before': c.before, 'after': c.after}
+                                                 for c in restored]}
+    return Executed(runs, None,
+                    replace_output='[summary] no net change: the workspace is as it was before this command.',
+                    record=rec, hidden=[f'{rec["attempts"]} failed attempt(s) (last exit code {t.exit_code}'
+                                        f'{", timed out" if t.timed_out else ""}) and their output',
+                                        f'rollback to the checkpoint ({len(restored)} file(s) restored)'])
 
 # %% ../nbs/04_harnesses.ipynb #9fd3b238
 def _check_line(recs):
     return '; '.join(f'{r["name"]} ({r["strength"]}): {"timed out" if r["timed_out"] else r["result"]}' for r in recs)
 
+# %% ../nbs/04_harnesses.ipynb #c3b7d085
 @dataclass(frozen=True)
 class NoVerification(Policy):
     "Verify slot: no checks run."
@@ -245,29 +255,35 @@ class NoVerification(Policy):
         "Nothing."
         return Checked()
 
+# %% ../nbs/04_harnesses.ipynb #20f7a198
 @dataclass(frozen=True)
 class SelectiveVerification(Policy):
-    "Verify slot (H4): full verifier on new states that pass the cheap check, the cheap check elsewhere; each step labelled."
+    "Verify slot (H4): full verifier on new states passing the cheap check, cheap check elsewhere; steps labelled."
     def describe(self) -> str:
-        return ('Selective: after every step the cheap check runs (the task\'s cheap verifier, else its targeted one). The full '
-                'verifier runs only on a state that no full verification has judged yet in this episode (by content hash) '
-                'and that passes the cheap check: every new candidate state, decided without knowing the horizon. Each '
-                'observation is labelled from what completed: verified (full verifier ran), weakly-verified (only a cheap '
-                'check ran) or unverified (no check completed), with the results.')
-    def run(self, sess: HarnessSession, output_chars: int) -> Checked:
-        "Run the cheap check, and the full verifier if this state is new and passes it; label the step."
-        task, judged = sess.task, sess.mem['verify'].setdefault('judged', [])
-        cheap = task.verifier('cheap') or task.verifier('targeted')
-        recs = sess.run_checks([cheap]) if cheap else []
-        digest = sess.digest()
-        if digest not in judged and (cheap is None or recs[0]['result'] == 'pass'):
-            recs += sess.run_checks([task.full]); judged.append(digest)
-        done = [r for r in recs if not r['timed_out']]
-        label = ('verified' if any(r['strength'] == 'full' for r in done) else 'weakly-verified' if done else 'unverified')
-        line = f'[{label}] ' + (f'checks: {_check_line(recs)}' if recs else 'no check ran on this state')
-        hidden = [] if any(r['strength'] == 'full' for r in recs) else [f'full verifier {task.full.name!r} not run on this state']
-        return Checked(recs, [line], label, hidden=hidden)
+        return ('Selective: after every step the cheap check runs (the task\'s cheap verifier, else its targeted one). '
+                'The full verifier runs only on a state that no full verification has judged yet in this episode (by '
+                'content hash) and that passes the cheap check: every new candidate state, decided without knowing the '
+                'horizon. Each observation is labelled from what completed: verified (full verifier ran), '
+                'weakly-verified (only a cheap check ran) or unverified (no check completed), with the results.')
 
+# %% ../nbs/04_harnesses.ipynb #b30fb551
+@patch
+def run(self: SelectiveVerification, sess: HarnessSession, output_chars: int) -> Checked:
+    "Run the cheap check, and the full verifier if this state is new and passes it; label the step."
+    task, judged = sess.task, sess.mem['verify'].setdefault('judged', [])
+    cheap = task.verifier('cheap') or task.verifier('targeted')
+    recs = sess.run_checks([cheap]) if cheap else []
+    digest = sess.digest()
+    if digest not in judged and (cheap is None or recs[0]['result'] == 'pass'):
+        recs += sess.run_checks([task.full]); judged.append(digest)
+    done = [r for r in recs if not r['timed_out']]
+    label = ('verified' if any(r['strength'] == 'full' for r in done) else 'weakly-verified' if done else 'unverified')
+    line = f'[{label}] ' + (f'checks: {_check_line(recs)}' if recs else 'no check ran on this state')
+    hidden = ([] if any(r['strength'] == 'full' for r in recs)
+              else [f'full verifier {task.full.name!r} not run on this state'])
+    return Checked(recs, [line], label, hidden=hidden)
+
+# %% ../nbs/04_harnesses.ipynb #50da3e2d
 @dataclass(frozen=True)
 class BudgetVerification(Policy):
     "Verify slot (H5, V+O by budget): one episode budget pays for checks and for output characters shown."
@@ -276,45 +292,51 @@ class BudgetVerification(Policy):
     short_below: float = 50.0    # below this many units left the budget is short
     summary_chars: int = 600     # most output characters shown once the budget is short
     def describe(self) -> str:
-        return (f'Cost budget (V+O by budget, one policy; the observe slot is H0\'s and obeys its allowance): {self.budget:g} '
-                f'units per episode. Each check costs its verifier\'s cost, each character of command output shown costs '
-                f'{self.char_cost:g}. Each step runs the task\'s verifiers cheapest first while affordable; expensive ones '
-                f'(targeted, full) only if at least {self.short_below:g} units would remain. Output is shown up to the global '
-                f'cap only if at least {self.short_below:g} units would remain, otherwise summarised to {self.summary_chars} '
-                'characters (head and tail), never beyond what the budget can pay. The budget is never exceeded; omitted '
-                'checks and characters are recorded.')
-    def run(self, sess: HarnessSession, output_chars: int) -> Checked:
-        "Run the affordable checks, set the output allowance, charge both."
-        c = lambda units: int(round(units * 100))        # hundredths of a unit
-        m = sess.mem['verify']
-        left = m.setdefault('left', c(self.budget))
-        start, recs, omitted = left, [], []
-        for v in sorted(sess.task.verifiers, key=lambda v: (v.cost, v.name)):
-            expensive = v.strength != 'cheap'
-            if c(v.cost) > left: omitted.append(f'check {v.name} ({v.strength}, {v.cost:g} units): not affordable'); continue
-            if expensive and left - c(v.cost) < c(self.short_below):
-                omitted.append(f'check {v.name} ({v.strength}, {v.cost:g} units): budget short'); continue
-            recs += sess.run_checks([v]); left -= c(v.cost)
-        full_cost = min(output_chars, OBS_CAP) * c(self.char_cost)
-        tier = OBS_CAP if left - full_cost >= c(self.short_below) else self.summary_chars
-        cap = max(0, min(tier, left // c(self.char_cost))) if self.char_cost > 0 else tier
-        shown = min(output_chars, cap)
-        left -= shown * c(self.char_cost)
-        if shown < output_chars: omitted.append(f'output: {output_chars - shown} of {output_chars} characters not shown')
-        m['left'] = left
-        spent_total = c(self.budget) - left
-        budget = {'budget': self.budget, 'spent_step': (start - left) / 100, 'spent': spent_total / 100, 'left': left / 100,
-                  'output_chars': output_chars, 'output_chars_shown': shown, 'omitted': omitted}
-        return Checked(recs, [f'[checks] {_check_line(recs)}'] if recs else [], None, cap, budget, hidden=omitted)
+        return (f'Cost budget (V+O by budget, one policy; the observe slot is H0\'s and obeys its allowance): '
+                f'{self.budget:g} units per episode. Each check costs its verifier\'s cost, each character of command '
+                f'output shown costs {self.char_cost:g}. Each step runs the task\'s verifiers cheapest first while '
+                f'affordable; expensive ones (targeted, full) only if at least {self.short_below:g} units would '
+                f'remain. Output is shown up to the global cap only if at least {self.short_below:g} units would '
+                f'remain, otherwise summarised to {self.summary_chars} characters (head and tail), never beyond what '
+                f'the budget can pay. The budget is never exceeded; omitted checks and characters are recorded.')
+
+# %% ../nbs/04_harnesses.ipynb #3c463ea6
+@patch
+def run(self: BudgetVerification, sess: HarnessSession, output_chars: int) -> Checked:
+    "Run the affordable checks, set the output allowance, charge both."
+    c = lambda units: int(round(units * 100))        # hundredths of a unit
+    m = sess.mem['verify']
+    left = m.setdefault('left', c(self.budget))
+    start, recs, omitted = left, [], []
+    for v in sorted(sess.task.verifiers, key=lambda v: (v.cost, v.name)):
+        expensive = v.strength != 'cheap'
+        if c(v.cost) > left:
+            omitted.append(f'check {v.name} ({v.strength}, {v.cost:g} units): not affordable'); continue
+        if expensive and left - c(v.cost) < c(self.short_below):
+            omitted.append(f'check {v.name} ({v.strength}, {v.cost:g} units): budget short'); continue
+        recs += sess.run_checks([v]); left -= c(v.cost)
+    full_cost = min(output_chars, OBS_CAP) * c(self.char_cost)
+    tier = OBS_CAP if left - full_cost >= c(self.short_below) else self.summary_chars
+    cap = max(0, min(tier, left // c(self.char_cost))) if self.char_cost > 0 else tier
+    shown = min(output_chars, cap)
+    left -= shown * c(self.char_cost)
+    if shown < output_chars: omitted.append(f'output: {output_chars - shown} of {output_chars} characters not shown')
+    m['left'] = left
+    spent_total = c(self.budget) - left
+    budget = {'budget': self.budget, 'spent_step': (start - left) / 100, 'spent': spent_total / 100, 'left': left / 100,
+              'output_chars': output_chars, 'output_chars_shown': shown, 'omitted': omitted}
+    return Checked(recs, [f'[checks] {_check_line(recs)}'] if recs else [], None, cap, budget, hidden=omitted)
 
 # %% ../nbs/04_harnesses.ipynb #504cb936
 _ID = re.compile(r'[A-Za-z0-9][A-Za-z0-9+._-]*')   # a harness id: file-safe, no wrapper separator
 
-class Registry(dict):
+class HarnessRegistry(Registry):
     "Harnesses by id: iterating lists the registered ones; an unknown id is offered to the `resolver`s, in order."
-    def __init__(self, *args, **kw):
-        super().__init__(*args, **kw)
+    def __init__(self, items: dict | None = None # id -> harness, registered in order
+                ):
+        super().__init__('harness id')
         self.resolvers = []
+        for h in (items or {}).values(): self.register(h)
     def resolver(self, fn):
         "Register `fn(id) -> Harness | None` to build harnesses for ids not registered (use as a decorator)."
         self.resolvers.append(fn)
@@ -331,12 +353,10 @@ class Registry(dict):
         if not isinstance(h, Harness): raise TypeError(f'register: expected a Harness, got {type(h).__name__}')
         if not isinstance(h.id, str) or not _ID.fullmatch(h.id) or '__' in h.id:
             raise ValueError(f'harness id {h.id!r}: use letters, digits and + . - _ (no "__"; no "~": wrappers)')
-        if h.id in self:
-            have = self[h.id]
-            if have == h: return have                                  # the same harness again: nothing to do
-            raise ValueError(f'harness id {h.id!r} is taken by {have!r}; register yours under another id')
-        self[h.id] = h
-        return h
+        if dict.__contains__(self, h.id) or h.id not in self: return self.add(h.id, h)
+        if self[h.id] != h:                          # an id a resolver builds (a control, a wrapped id) is taken too
+            raise ValueError(f'harness id {h.id!r} is taken by {self[h.id]!r}; register yours under another name')
+        return self[h.id]
     def __contains__(self, id):
         if dict.__contains__(self, id): return True
         try: self[id]
@@ -344,7 +364,8 @@ class Registry(dict):
         return True
 
 # %% ../nbs/04_harnesses.ipynb #650d61a0
-H0 = Harness('H0', 'raw', RawObservation(), ShellActions(), NoVerification(), RiskGate(block=False), NoRepair(), VerbatimLog())
+H0 = Harness('H0', 'raw', RawObservation(), ShellActions(), NoVerification(), RiskGate(block=False), NoRepair(),
+             VerbatimLog())
 _PROTOCOLS = dict(zip(SLOTS, (Observe, Actions, Verify, Gate, Repair, Log)))
 
 def variant(base: Harness | str, # the harness it is built from, or a registered id
@@ -366,7 +387,7 @@ def variant(base: Harness | str, # the harness it is built from, or a registered
     return Harness(id, name, **{s: slots.get(s, getattr(b, s)) for s in SLOTS}, control=control, replicate=replicate,
                    variant_of=b.id, slots_changed=tuple(s for s in SLOTS if s in slots))
 
-HARNESSES = Registry({h.id: h for h in (
+HARNESSES = HarnessRegistry({h.id: h for h in (
     H0,
     variant(H0, 'H1', 'structured', observe=StructuredObservation()),
     variant(H0, 'H2', 'risk-gated', gate=RiskGate(block=True)),
@@ -380,13 +401,16 @@ DESTROYED = ("rm: removed every file under src/ and tests/\n"
              "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
              "ModuleNotFoundError: No module named 'src'\n[exit code 137]")
 
-CONTROLS = Registry({h.id: h for h in (
+CONTROLS = HarnessRegistry({h.id: h for h in (
     variant(H0, 'C+', 'positive control', control='positive', observe=FabricatedObservation(DESTROYED)),
     variant(H0, 'C0', 'negative control', control='negative', replicate=1),
 )})
-HARNESSES.resolver(CONTROLS.get)   # control ids resolve wherever a harness id is; iterating HARNESSES lists only the seven
+# control ids resolve wherever a harness id is; iterating HARNESSES lists only the seven
+HARNESSES.resolver(CONTROLS.get)
 
-def get_harness(id: str # a harness id: H0, H1, H2, H2+reason, H3, H4, H5, a control (C+, C0), or one a resolver knows (H2~blocked_log with hibd.wrappers)
+# a harness id: H0, H1, H2, H2+reason, H3, H4, H5, a control (C+, C0), or one a resolver knows (H2~blocked_log with
+# hibd.wrappers)
+def get_harness(id: str
                ) -> Harness:
     "The harness registered under `id`, or built for it by a registered resolver."
     if isinstance(id, Harness): return id
@@ -413,30 +437,36 @@ def _not_started(t, command: str) -> list[str]:
     return list(dict.fromkeys(f"{m['name']} ({m['why']})" for m in said if not started(m)))
 
 # %% ../nbs/04_harnesses.ipynb #ac282fe3
-_NOT_RUN = {126: 'found but not executable', 127: 'command not found'}   # the shell's codes for a command that never ran
+# the shell's codes for a command that never ran
+_NOT_RUN = {126: 'found but not executable', 127: 'command not found'}
 
 def _exit_problem(i, cmd, short, t, want) -> str | None:
-    "What is wrong with how step `i` (`cmd`, transition `t`) ended, given the declared code(s) `want` (None: undeclared)."
+    "What is wrong with how step `i` (`cmd`, transition `t`) ended, given declared code(s) `want` (None: undeclared)."
     got = 'a timeout' if t.timed_out else t.exit_code
     if want is not None:
         want = want if isinstance(want, tuple) else (want,)
-        return None if got in want else f'step {i} `{short}`: expected exit code {" or ".join(map(str, want))}, got {got}'
+        return None if got in want else (f'step {i} `{short}`: expected exit code {" or ".join(map(str, want))}, got '
+                                         f'{got}')
     if t.timed_out: return None
     if got in _NOT_RUN:
         why = (t.stderr.strip().splitlines() or [''])[-1][:120]
-        return (f'step {i} `{short}` exited with {got} ({_NOT_RUN[got]}' + (f': {why}' if why else '') + '); fix the command, '
+        return (f'step {i} `{short}` exited with {got} ({_NOT_RUN[got]}' + (f': {why}' if why else '')
+                + '); fix the command, '
                 f'or declare expect.exit_codes = {{ {i} = {got} }} if the step is meant to fail so')
     if (gone := _not_started(t, cmd)):
         return (f'step {i} `{short}`: {", ".join(gone)} never ran, though the step exited with {got} (a pipe or list '
-                f'hides it); fix the command, or declare expect.exit_codes = {{ {i} = {got} }} if the step is meant to run so')
+                f'hides it); fix the command, or declare expect.exit_codes = {{ {i} = {got} }} if the step is meant to '
+                f'run so')
     return None
 
+# %% ../nbs/04_harnesses.ipynb #ee6ad80f
 def _verifier_problem(v, t, when) -> str | None:
     "A run `t` of verifier `v` that passed although a program of its command never started."
     if not t.ok or not (gone := _not_started(t, v.command)): return None
-    return (f'verifier {v.name!r} {when} the trajectory passed, but {", ".join(gone)} never ran: its pass means nothing; '
-            'fix its command')
+    return (f'verifier {v.name!r} {when} the trajectory passed, but {", ".join(gone)} never ran: its pass means '
+            f'nothing; fix its command')
 
+# %% ../nbs/04_harnesses.ipynb #a281846a
 def check_task(task, # a `hibd.tasks.Task`
                limits=None, # sandbox `Limits` (default: the sandbox's)
                prepare: bool | None = None # build the task's own Python if missing (None: unless `$HIBD_NO_PREPARE`)
@@ -448,7 +478,8 @@ def check_task(task, # a `hibd.tasks.Task`
     codes = {int(k): v for k, v in (exp.get('exit_codes') or {}).items()}
     try: task.environment(prepare); ws = Workspace.fresh(task, limits)
     except Exception as e:
-        return {'task': task.id, 'ok': False, 'problems': [f'{task.id}: the workspace could not be prepared: {e}'], 'steps': [], 'seconds': 0.0}
+        return {'task': task.id, 'ok': False, 'problems': [f'{task.id}: the workspace could not be prepared: {e}'],
+                'steps': [], 'seconds': 0.0}
     def verify(v, when):
         t = ws.run(v.command, timeout=v.timeout)
         if (p := _verifier_problem(v, t, when)): problems.append(f'{task.id}: {p}')
@@ -460,8 +491,9 @@ def check_task(task, # a `hibd.tasks.Task`
     with ws:
         before = full('before')
         if f2p and tv: flips['before'] = counts('before')
-        if before != exp['full_before']: problems.append(f'{task.id}: full verifier {task.full.name!r} before the trajectory: '
-                                                          f'expected {exp["full_before"]}, got {before}')
+        if before != exp['full_before']:
+            problems.append(f'{task.id}: full verifier {task.full.name!r} before the trajectory: '
+                             f'expected {exp["full_before"]}, got {before}')
         s = H0.start(task, ws); s.begin()
         for i, cmd in enumerate(task.trajectory, 1):
             st = s.step(cmd)
@@ -474,16 +506,20 @@ def check_task(task, # a `hibd.tasks.Task`
                                 f'{g["risk_class"] or "none"}' + (f' (rule {g["rule"]})' if g['rule'] else ''))
             if (p := _exit_problem(i, cmd, short, t, codes.get(i))): problems.append(f'{task.id}: {p}')
             if i not in risky and g['risk_class'] is not None:
-                problems.append(f'{task.id}: step {i} `{short}` would be blocked as {g["risk_class"]} (rule {g["rule"]}: '
-                                f'{g["reason"]}) but is not a declared risky step')
+                problems.append(f'{task.id}: step {i} `{short}` would be blocked as {g["risk_class"]} (rule '
+                                f'{g["rule"]}: {g["reason"]}) but is not a declared risky step')
         after = full('after')
         if f2p and tv:
             flips['after'] = counts('after')
             if not (flips['before'].get('failed', 0) + flips['before'].get('error', 0)):
-                problems.append(f'{task.id}: FAIL_TO_PASS before the trajectory: nothing fails ({flips["before"] or "no tests ran"})')
-            if flips['after'].get('passed', 0) != len(f2p) or flips['after'].get('failed') or flips['after'].get('error'):
-                problems.append(f'{task.id}: FAIL_TO_PASS after the trajectory: expected {len(f2p)} passed, got {flips["after"] or "no tests ran"}')
-        if after != exp['full_after']: problems.append(f'{task.id}: full verifier {task.full.name!r} after the trajectory: '
-                                                        f'expected {exp["full_after"]}, got {after}')
+                problems.append(f'{task.id}: FAIL_TO_PASS before the trajectory: nothing fails '
+                                f'({flips["before"] or "no tests ran"})')
+            if (flips['after'].get('passed', 0) != len(f2p) or flips['after'].get('failed')
+                    or flips['after'].get('error')):
+                problems.append(f'{task.id}: FAIL_TO_PASS after the trajectory: expected {len(f2p)} passed, got '
+                                f'{flips["after"] or "no tests ran"}')
+        if after != exp['full_after']:
+            problems.append(f'{task.id}: full verifier {task.full.name!r} after the trajectory: '
+                             f'expected {exp["full_after"]}, got {after}')
     return {'task': task.id, 'ok': not problems, 'problems': problems, 'full_before': before, 'full_after': after,
             **({'fail_to_pass': flips} if flips else {}), 'steps': steps, 'seconds': round(time.monotonic() - t0, 2)}

@@ -9,6 +9,7 @@ from typing import Callable, Mapping
 import math
 import numpy as np, pandas as pd, altair as alt, pyarrow.compute as pc
 from scipy import sparse
+from .registry import Registry
 from .schema import (Belief, BeliefError, validate_belief, to_table, as_table, normalise, constraint_ids, ORDINALS,
                          FAILURE_MODES, CONSTRAINT_SETS, NUMBERS, ID_DTYPE, IDS_OF, arrow_array, distinct_strings)
 
@@ -22,22 +23,25 @@ __all__ = ['COMPONENTS', 'COMPONENT_GROUPS', 'WEIGHT_PRESETS', 'SET_WEIGHTS', 'C
 # %% ../nbs/10_metrics.ipynb #6cc467c7
 COMPONENTS = ('cat', 'fail', 'set', 'num', 'act')  # the paper's five components, in its order
 COMPONENT_GROUPS = {'cat': 'growth', 'fail': 'growth', 'set': 'arrival', 'num': 'growth', 'act': 'arrival'}
-WEIGHT_PRESETS = {'paper':  {'cat': .30, 'fail': .15, 'set': .25, 'num': .25, 'act': .05},  # METRICS_SPEC v1 (paper), default
-                  'readme': {'cat': .15, 'fail': .20, 'set': .35, 'num': .20, 'act': .10},  # the paper repo's README table
+# METRICS_SPEC v1 (paper), default
+WEIGHT_PRESETS = {'paper':  {'cat': .30, 'fail': .15, 'set': .25, 'num': .25, 'act': .05},
+                  # the paper repo's README table
+                  'readme': {'cat': .15, 'fail': .20, 'set': .35, 'num': .20, 'act': .10},
                   'equal':  {k: .2 for k in COMPONENTS}}
 SET_WEIGHTS = {'known_constraints': .4, 'satisfied_constraints': .3, 'violated_constraints': .3}  # (paper)
 CAPS = {'risk_accumulation': 5.0, 'expected_cost': 5.0}  # (paper) |Δ|/cap, clipped at 1
 TOKENS = 8  # (paper) D_act compares the first 8 whitespace tokens of the action
 
 # %% ../nbs/10_metrics.ipynb #300ba9eb
-_extra = {}  # registered components: name -> {'fn', 'weight', 'group'}
+_extra = Registry('component', ident=lambda c: c['fn'])  # registered: name -> {'fn', 'weight', 'group'}
 
 def _group_of(name): return COMPONENT_GROUPS.get(name) or _extra[name]['group']
 
 def _renormalised(base):
     "`base` (built-in weights) scaled by 1 − the registered components' total weight, plus those weights."
     rest = 1 - math.fsum(c['weight'] for c in _extra.values())
-    return {**{k: v * rest for k, v in base.items()}, **{k: c['weight'] for k, c in _extra.items()}} if _extra else dict(base)
+    return ({**{k: v * rest for k, v in base.items()}, **{k: c['weight'] for k, c in _extra.items()}} if _extra
+            else dict(base))
 
 # %% ../nbs/10_metrics.ipynb #ae1f2588
 def resolve_weights(weights: str | Mapping[str, float] = 'paper' # a preset in `WEIGHT_PRESETS`, or component -> weight
@@ -45,16 +49,20 @@ def resolve_weights(weights: str | Mapping[str, float] = 'paper' # a preset in `
     "The weight of every component: a preset (renormalised around registered components) or a checked dict."
     names = (*COMPONENTS, *_extra)
     if isinstance(weights, str):
-        if weights not in WEIGHT_PRESETS: raise ValueError(f"unknown weight preset {weights!r} (presets: {', '.join(WEIGHT_PRESETS)})")
+        if weights not in WEIGHT_PRESETS:
+            raise ValueError(f"unknown weight preset {weights!r} (presets: {', '.join(WEIGHT_PRESETS)})")
         return _renormalised(WEIGHT_PRESETS[weights])
-    if not isinstance(weights, Mapping): raise TypeError(f'weights must be a preset name or a dict, got {type(weights).__name__}')
+    if not isinstance(weights, Mapping):
+        raise TypeError(f'weights must be a preset name or a dict, got {type(weights).__name__}')
     for k, v in weights.items():
         if k not in names: raise ValueError(f"weights: unknown component {k!r} (components: {', '.join(names)})")
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
             raise ValueError(f'weights[{k!r}] = {v!r}: must be a number')
         if not math.isfinite(v) or v < 0: raise ValueError(f'weights[{k!r}] = {v!r}: must be finite and >= 0')
     missing = [k for k in names if k not in weights]
-    if missing: raise ValueError(f"weights: no weight for {', '.join(map(repr, missing))} (give every component a weight; 0 leaves it out)")
+    if missing:
+        raise ValueError(f"weights: no weight for {', '.join(map(repr, missing))} (give every component a weight; 0 "
+                         f"leaves it out)")
     total = math.fsum(weights.values())
     if abs(total - 1) > 1e-9: raise ValueError(f'weights sum to {total!r}; they must sum to 1 (within 1e-9)')
     return {k: float(weights[k]) for k in names}
@@ -65,7 +73,8 @@ def _caps(caps):
     caps = dict(caps or {})
     for k, v in caps.items():
         if k not in CAPS: raise ValueError(f"caps: unknown field {k!r} (caps exist for {', '.join(CAPS)})")
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v) or v <= 0:
+        if (isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v)
+                or v <= 0):
             raise ValueError(f'caps[{k!r}] = {v!r}: must be a finite number > 0')
     return {**CAPS, **{k: float(v) for k, v in caps.items()}}
 
@@ -85,11 +94,13 @@ def _jaccard(x, y):
 def _checked(name, v, n):
     "`v` as a float array of length `n` with every value in [0, 1], or a clear error naming component `name`."
     v = np.asarray(v, dtype=float)
-    if v.shape != (n,): raise ValueError(f'component {name!r} returned shape {v.shape}; expected ({n},), one value per pair')
+    if v.shape != (n,):
+        raise ValueError(f'component {name!r} returned shape {v.shape}; expected ({n},), one value per pair')
     if v.min(initial=0) >= 0 and v.max(initial=0) <= 1: return v                        # NaN fails both
     bad = ~((v >= 0) & (v <= 1))
     if bad.any():
-        i = int(np.argmax(bad)); raise ValueError(f'component {name!r} returned {float(v[i])!r} for pair {i}; values must lie in [0, 1]')
+        i = int(np.argmax(bad))
+        raise ValueError(f'component {name!r} returned {float(v[i])!r} for pair {i}; values must lie in [0, 1]')
     return v
 
 def _group(w, d, group):
@@ -112,7 +123,8 @@ def divergence_one(a: Belief | dict, # belief A (a `Belief` or a dict in the SPE
     sa, sb = a.belief_state, b.belief_state
     fa, fb = a.predicted_future, b.predicted_future
     d = {}
-    d['cat'] = sum(abs(L.index(getattr(sa, k)) - L.index(getattr(sb, k))) / (len(L) - 1) for k, L in ORDINALS.items()) / 3
+    d['cat'] = sum(abs(L.index(getattr(sa, k)) - L.index(getattr(sb, k))) / (len(L) - 1)
+                   for k, L in ORDINALS.items()) / 3
     d['fail'] = float(sa.likely_failure_mode != sb.likely_failure_mode)
     d['set'] = sum(wk * _jaccard(getattr(sa, k), getattr(sb, k)) for k, wk in SET_WEIGHTS.items())
     d['num'] = (abs(sa.uncertainty - sb.uncertainty) + abs(fa.success_probability - fb.success_probability)
@@ -121,7 +133,8 @@ def divergence_one(a: Belief | dict, # belief A (a `Belief` or a dict in the SPE
                 + min(abs(fa.risk_accumulation - fb.risk_accumulation) / caps['risk_accumulation'], 1.0)
                 + min(abs(fa.expected_cost - fb.expected_cost) / caps['expected_cost'], 1.0)
                 + float(fa.horizon != fb.horizon)) / 7
-    if action not in ('tok8', 'full'): raise ValueError(f"divergence_one: action must be 'tok8' or 'full' (got {action!r})")
+    if action not in ('tok8', 'full'):
+        raise ValueError(f"divergence_one: action must be 'tok8' or 'full' (got {action!r})")
     key = tok8 if action == 'tok8' else normalise
     d['act'] = float(key(a.next_action_recommendation.action) != key(b.next_action_recommendation.action))
     if _extra: ta, tb = to_table([a]), to_table([b])
@@ -136,7 +149,8 @@ def _lists(s):
     "Flat ids, cell offsets (from 0) and the row of each id of an id column (`ID_DTYPE`), read from Arrow."
     a = arrow_array(s)
     off = a.offsets.to_numpy()
-    return pc.list_flatten(a).to_numpy(), off - off[0], lambda: pc.list_parent_indices(a).to_numpy()  # rows only when needed
+    # rows only when needed
+    return pc.list_flatten(a).to_numpy(), off - off[0], lambda: pc.list_parent_indices(a).to_numpy()
 
 def _ids(col, name):
     "`col` if it is already an id column, else its constraint strings encoded (the slow path)."
@@ -159,7 +173,8 @@ def _overlap(a, b):
     "|A∩B|, |A| and |B| for each pair of cells of two id columns."
     (fa, oa, ra), (fb, ob, rb) = _lists(a), _lists(b)
     la, lb = np.diff(oa), np.diff(ob)
-    if int(lb.max(initial=0)) * len(fa) <= int(la.max(initial=0)) * len(fb): inter = _hits(fa, ra(), fb, ob)   # the cheaper way round
+    # the cheaper way round
+    if int(lb.max(initial=0)) * len(fa) <= int(la.max(initial=0)) * len(fb): inter = _hits(fa, ra(), fb, ob)
     else: inter = _hits(fb, rb(), fa, oa)
     return inter, la, lb
 
@@ -179,7 +194,8 @@ def indicators(a: pd.Series, # a column of constraint tuples or constraint ids (
     "0/1 CSR matrices (pairs × distinct normalised strings) of `a` and `b` over one vocabulary."
     (fa, oa, _), (fb, ob, _) = _lists(_ids(a, name)), _lists(_ids(b, name))
     cols, vocab = pd.factorize(np.r_[fa, fb])                  # distinct ids -> 0..m-1
-    m = sparse.csr_matrix((np.ones(len(cols), np.int32), cols, np.r_[oa, ob[1:] + oa[-1]]), shape=(len(oa) + len(ob) - 2, len(vocab)))
+    m = sparse.csr_matrix((np.ones(len(cols), np.int32), cols, np.r_[oa, ob[1:] + oa[-1]]),
+                          shape=(len(oa) + len(ob) - 2, len(vocab)))
     return m[:len(oa) - 1], m[len(oa) - 1:]                           # ids are unique in each cell: entries are 0/1
 
 def jaccard(A: sparse.csr_matrix, # 0/1 indicator rows of side A
@@ -201,49 +217,55 @@ exact_matcher.reads_ids = True   # `divergence` passes the id columns
 
 def _by_key(f):
     def compare(a: pd.Series, b: pd.Series, name: str = 'action') -> np.ndarray:
-        (ca, ka), (cb, kb) = distinct_strings(a, name, f), distinct_strings(b, name, f)   # codes per row; f of each distinct string
+        # codes per row; f of each distinct string
+        (ca, ka), (cb, kb) = distinct_strings(a, name, f), distinct_strings(b, name, f)
         k = pd.factorize(np.array(ka + kb, dtype=object))[0]                 # equal keys -> equal ids
         return (k[:len(ka)][ca] != k[len(ka):][cb]).astype(float)
-    compare.__name__, compare.__doc__ = f'{f.__name__}_mismatch', f'1 where `{f.__name__}` of the two actions differs, else 0.'
+    compare.__name__, compare.__doc__ = (f'{f.__name__}_mismatch',
+                                         f'1 where `{f.__name__}` of the two actions differs, else 0.')
     return compare
 
-MATCHERS = {'exact': exact_matcher}
-ACTIONS = {'tok8': _by_key(tok8), 'full': _by_key(normalise)}
+MATCHERS = Registry('matcher')
+MATCHERS.add('exact', exact_matcher)
+ACTIONS = Registry('action comparison')
+ACTIONS.add('tok8', _by_key(tok8)); ACTIONS.add('full', _by_key(normalise))
+MATCHER_FAMILIES = Registry('matcher family')   # prefix -> fn(name) building the matcher `prefix:<param>` on first use
 
-MATCHER_FAMILIES = {}   # prefix -> fn(name) building the matcher `prefix:<param>` on first use
-
-def _register(registry, kind, name, fn, replace):
-    if fn is None: return lambda f: _register(registry, kind, name, f, replace)   # used as a decorator
-    if name in registry and registry[name] is not fn and not replace: raise ValueError(f'{kind} {name!r} is already registered (replace=True to override)')
-    registry[name] = fn; return fn
+def _register(registry, name, fn, replace):
+    "`fn` registered in `registry` as `name` (`Registry.add`); with no `fn`, a decorator that does it."
+    return registry.decorator(name, replace) if fn is None else registry.add(name, fn, replace)
 
 def register_matcher(name: str, # the name `divergence(matcher=...)` will accept
-                     fn: Callable | None = None, # fn(a, b, name) -> Jaccard distance per row, in [0, 1]; None: a decorator
+                     # fn(a, b, name) -> Jaccard distance per row, in [0, 1]; None: a decorator
+                     fn: Callable | None = None,
                      replace: bool = False # allow replacing a registered matcher
                     ) -> Callable:
-    "Make `fn` available as `divergence(matcher=name)`; without `fn`, a decorator that registers the function it decorates."
-    return _register(MATCHERS, 'matcher', name, fn, replace)
+    "Make `fn` available as `divergence(matcher=name)`; without `fn`, a decorator registering what it decorates."
+    return _register(MATCHERS, name, fn, replace)
 
 def register_matcher_family(prefix: str, # names `prefix:<param>` are built by `fn`, e.g. `semantic:0.9`
                             fn: Callable | None = None, # fn(name) -> a matcher; None: a decorator
                             replace: bool = False # allow replacing a registered family
                            ) -> Callable:
     "Make `divergence(matcher='prefix:<param>')` build (and register) its matcher with `fn` on first use."
-    return _register(MATCHER_FAMILIES, 'matcher family', prefix, fn, replace)
+    return _register(MATCHER_FAMILIES, prefix, fn, replace)
 
 def register_action(name: str, # the name `divergence(action=...)` will accept
                     fn: Callable | None = None, # fn(a, b, name) -> mismatch per row, in [0, 1]; None: a decorator
                     replace: bool = False # allow replacing a registered comparison
                    ) -> Callable:
-    "Make `fn` available as `divergence(action=name)`; without `fn`, a decorator that registers the function it decorates."
-    return _register(ACTIONS, 'action comparison', name, fn, replace)
+    "Make `fn` available as `divergence(action=name)`; without `fn`, a decorator registering what it decorates."
+    return _register(ACTIONS, name, fn, replace)
 
 # %% ../nbs/10_metrics.ipynb #2f9ff4ec
 def _resolve(kind, x, registry, register, families={}):
     if callable(x): return x, getattr(x, '__name__', repr(x))
-    if isinstance(x, str) and x not in registry and x.partition(':')[0] in families and x.partition(':')[2]: families[x.partition(':')[0]](x)
-    if x not in registry: raise ValueError(f"unknown {kind} {x!r} (registered: {', '.join(registry)}; add one with {register}. "
-                                           "hibd.semantic registers the matcher 'semantic', hibd.safety the action comparison 'category': import them first)")
+    if isinstance(x, str) and x not in registry and x.partition(':')[0] in families and x.partition(':')[2]:
+        families[x.partition(':')[0]](x)
+    if x not in registry:
+        raise ValueError(f"unknown {kind} {x!r} (registered: {', '.join(registry)}; add one with {register}. "
+                         "hibd.semantic registers the matcher 'semantic', hibd.safety the action comparison "
+                         "'category': import them first)")
     return registry[x], x
 
 _CAT = np.zeros(tuple(len(L) for L in ORDINALS.values()))   # D_cat for every combination of |Δ position|
@@ -271,9 +293,10 @@ def divergence(a, # beliefs (`Belief`s or dicts) or a table from `to_table`: sid
                action: str | Callable = 'tok8', # action comparison: a name in `ACTIONS` or a function
                caps: dict | None = None # caps for risk_accumulation / expected_cost (default `CAPS`, 5.0 each)
               ) -> pd.DataFrame:
-    "One row per pair: `D_cat`, `D_fail`, `D_set`, `D_num`, `D_act`, registered components, `D_belief`, `D_arrival`, `D_growth`."
+    "Per pair: `D_cat`, `D_fail`, `D_set`, `D_num`, `D_act`, registered ones, `D_belief`, `D_arrival`, `D_growth`."
     ta, tb = _table(a, 'a'), _table(b, 'b')
-    if len(ta) != len(tb): raise ValueError(f'divergence: a has {len(ta)} beliefs but b has {len(tb)}; they must be paired one to one')
+    if len(ta) != len(tb):
+        raise ValueError(f'divergence: a has {len(ta)} beliefs but b has {len(tb)}; they must be paired one to one')
     n, w, cp = len(ta), resolve_weights(weights), _caps(caps)
     match, match_name = _resolve('matcher', matcher, MATCHERS, 'register_matcher', MATCHER_FAMILIES)
     act, act_name = _resolve('action comparison', action, ACTIONS, 'register_action')
@@ -282,7 +305,8 @@ def divergence(a, # beliefs (`Belief`s or dicts) or a table from `to_table`: sid
     d = {'cat': _CAT[tuple(steps)],                                                  # the reference's value, looked up
          'fail': (col(ta, 'likely_failure_mode', np.int8) != col(tb, 'likely_failure_mode', np.int8)).astype(float)}
     src = IDS_OF if getattr(match, 'reads_ids', False) else {k: k for k in CONSTRAINT_SETS}   # id or raw string columns
-    d['set'] = _wsum(((wk, _checked(f'set ({k}, matcher {match_name})', match(ta[src[k]], tb[src[k]], k), n)) for k, wk in SET_WEIGHTS.items()), n)
+    d['set'] = _wsum(((wk, _checked(f'set ({k}, matcher {match_name})', match(ta[src[k]], tb[src[k]], k), n))
+                      for k, wk in SET_WEIGHTS.items()), n)
     num, tmp = np.zeros(n), np.empty(n)
     for k in NUMBERS[:6]:                                                              # in the reference's order
         np.abs(np.subtract(col(ta, k), col(tb, k), out=tmp), out=tmp)
@@ -297,9 +321,11 @@ def divergence(a, # beliefs (`Belief`s or dicts) or a table from `to_table`: sid
     masses = {}
     for g in ('arrival', 'growth'):
         names = [k for k in w if _group_of(k) == g]; masses[g] = math.fsum(w[k] for k in names)
-        out[f'D_{g}'] = _unit(_wsum(((w[k], d[k]) for k in names), n) / masses[g]) if masses[g] > 0 else np.full(n, np.nan)
+        out[f'D_{g}'] = (_unit(_wsum(((w[k], d[k]) for k in names), n) / masses[g]) if masses[g] > 0
+                         else np.full(n, np.nan))
     res = pd.DataFrame(out, index=ta.index if isinstance(a, pd.DataFrame) else None, copy=False)
-    res.attrs.update(weights=w, masses=masses, groups={k: _group_of(k) for k in w}, matcher=match_name, action=act_name, caps=cp)
+    res.attrs.update(weights=w, masses=masses, groups={k: _group_of(k) for k in w}, matcher=match_name, action=act_name,
+                     caps=cp)
     if _extra: res.attrs['note'] = weights_note()
     return res
 
@@ -322,9 +348,12 @@ def check_lemma1(a, # beliefs or a belief table: side A
                 ) -> dict:
     "Where Lemma 1 applies, check `D_set` = 1 and `D_belief` ≥ `w_set`; count rows and violations."
     if result is None: result = divergence(a, b)
-    if result.attrs.get('matcher') != 'exact': raise ValueError(f"check_lemma1: Lemma 1 is about exact matching; result used matcher {result.attrs.get('matcher')!r}")
+    if result.attrs.get('matcher') != 'exact':
+        raise ValueError(f"check_lemma1: Lemma 1 is about exact matching; result used matcher "
+                         f"{result.attrs.get('matcher')!r}")
     applies = lemma1_applies(a, b)
-    if len(applies) != len(result): raise ValueError(f'check_lemma1: result has {len(result)} rows for {len(applies)} pairs')
+    if len(applies) != len(result):
+        raise ValueError(f'check_lemma1: result has {len(result)} rows for {len(applies)} pairs')
     w_set = result.attrs['weights']['set']
     bad = applies & ((np.abs(result.D_set.to_numpy() - 1) > tol) | (result.D_belief.to_numpy() < w_set - tol))
     return {'pairs': len(applies), 'applies': int(applies.sum()), 'violations': int(bad.sum()),
@@ -336,21 +365,24 @@ def component_names() -> tuple[str, ...]:
     return (*COMPONENTS, *_extra)
 
 def registered_components() -> dict[str, dict]:
-    "The registered components in registration order, name -> {'weight', 'group'}; empty when none is registered."
-    return {k: {'weight': c['weight'], 'group': c['group']} for k, c in _extra.items()}
+    "The registered components in registration order, name -> {'weight', 'group', 'fn'}; empty when none is."
+    fn = lambda f: f"{getattr(f, '__module__', '?')}.{getattr(f, '__qualname__', repr(f))}"
+    return {k: {'weight': c['weight'], 'group': c['group'], 'fn': fn(c['fn'])} for k, c in _extra.items()}
 
 def weights_note() -> str:
     "The registered components, their weights and groups, and how the built-ins' preset weights are scaled; '' if none."
     if not _extra: return ''
     diag = lambda c: '; a diagnostic, not in D_belief' if c['weight'] == 0 else ''
     return '; '.join(f"{k} (weight {c['weight']:g}, {c['group']}{diag(c)})" for k, c in _extra.items()) + \
-        f" registered: preset weights of the built-in components scaled by {1 - math.fsum(c['weight'] for c in _extra.values()):g}"
+        (f" registered: preset weights of the built-in components scaled by "
+         f"{1 - math.fsum(c['weight'] for c in _extra.values()):g}")
 
 
 # %% ../nbs/10_metrics.ipynb #be410844
 def components() -> pd.DataFrame:
     "Every component `divergence` computes: its group, whether it is built in, and its weight under each preset."
-    rows = {k: {'group': _group_of(k), 'builtin': k in COMPONENT_GROUPS, **{p: resolve_weights(p)[k] for p in WEIGHT_PRESETS}}
+    rows = {k: {'group': _group_of(k), 'builtin': k in COMPONENT_GROUPS,
+                **{p: resolve_weights(p)[k] for p in WEIGHT_PRESETS}}
             for k in component_names()}
     return pd.DataFrame.from_dict(rows, orient='index').rename_axis('name')
 
@@ -360,16 +392,19 @@ def register_component(name: str, # short name; the result column is `D_<name>`
                        group: str # 'arrival' or 'growth'
                       ) -> dict:
     "Add component `name` to every later `divergence`; print and return the renormalised preset weights."
-    if not isinstance(name, str) or not name.isidentifier(): raise ValueError(f'component name must be an identifier, got {name!r}')
-    if name in COMPONENT_GROUPS or name in ('belief', 'arrival', 'growth'): raise ValueError(f'component name {name!r} is built in')
-    if name in _extra: raise ValueError(f'component {name!r} is already registered (unregister_component({name!r}) first)')
-    if group not in ('arrival', 'growth'): raise ValueError(f"component {name!r}: group must be 'arrival' or 'growth', got {group!r}")
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f'component name must be an identifier, got {name!r}')
+    if name in COMPONENT_GROUPS or name in ('belief', 'arrival', 'growth'):
+        raise ValueError(f'component name {name!r} is built in')
+    if group not in ('arrival', 'growth'):
+        raise ValueError(f"component {name!r}: group must be 'arrival' or 'growth', got {group!r}")
     if not callable(fn): raise TypeError(f'component {name!r}: fn must be callable')
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight < 0:
         raise ValueError(f'component {name!r}: weight = {weight!r} must be a finite number >= 0')
-    if math.fsum(c['weight'] for c in _extra.values()) + weight >= 1:
-        raise ValueError(f'component {name!r}: weight {weight!r} leaves nothing for the built-in components (registered weights must sum to < 1)')
-    _extra[name] = {'fn': fn, 'weight': float(weight), 'group': group}
+    if math.fsum(c['weight'] for k, c in _extra.items() if k != name) + weight >= 1:
+        raise ValueError(f'component {name!r}: weight {weight!r} leaves nothing for the built-in components '
+                         f'(registered weights must sum to < 1)')
+    _extra.add(name, {'fn': fn, 'weight': float(weight), 'group': group})   # a name held by another fn: refused
     presets = {p: resolve_weights(p) for p in WEIGHT_PRESETS}
     print(f'hibd.metrics: {weights_note()}. Weights now:\n' + '\n'.join(
         f'  {p}: ' + ', '.join(f'{k} {v:.4g}' for k, v in w.items()) for p, w in presets.items()))
@@ -378,7 +413,8 @@ def register_component(name: str, # short name; the result column is `D_<name>`
 def unregister_component(name: str # a registered component
                         ) -> None:
     "Remove component `name`; presets return to their published values."
-    if name not in _extra: raise KeyError(f"component {name!r} is not registered (registered: {', '.join(_extra) or 'none'})")
+    if name not in _extra:
+        raise KeyError(f"component {name!r} is not registered (registered: {', '.join(_extra) or 'none'})")
     del _extra[name]
 
 @contextmanager
@@ -394,13 +430,17 @@ def component_chart(res: pd.DataFrame, # a `divergence` result
                    ):
     "Stacked bars of w·D per pair (height = `D_belief`), coloured by component."
     w, g = res.attrs['weights'], res.attrs['groups']
-    long = pd.DataFrame({'pair': np.repeat(np.arange(min(n, len(res))), len(w)), 'component': list(w) * min(n, len(res)),
-                         'group': [g[k] for k in w] * min(n, len(res)),
-                         'contribution': (res[[f'D_{k}' for k in w]].to_numpy()[:n] * np.array(list(w.values()))).ravel()})
+    long = pd.DataFrame({'pair': np.repeat(np.arange(min(n, len(res))), len(w)),
+                         'component': list(w) * min(n, len(res)), 'group': [g[k] for k in w] * min(n, len(res)),
+                         'contribution': (res[[f'D_{k}'
+                                               for k in w]].to_numpy()[:n] * np.array(list(w.values()))).ravel()})
     order = sorted(w, key=lambda k: g[k])  # arrival first, then growth, each in weight order
-    pal = {'arrival': ['#08519c', '#4292c6', '#9ecae1', '#c6dbef'], 'growth': ['#a63603', '#e6550d', '#fd8d3c', '#fdbe85', '#feedde']}
-    colours = alt.Scale(domain=order, range=[pal[g[k]][[j for j in order if g[j] == g[k]].index(k) % len(pal[g[k]])] for k in order])
+    pal = {'arrival': ['#08519c', '#4292c6', '#9ecae1', '#c6dbef'],
+           'growth': ['#a63603', '#e6550d', '#fd8d3c', '#fdbe85', '#feedde']}
+    colours = alt.Scale(domain=order, range=[pal[g[k]][[j for j in order if g[j] == g[k]].index(k) % len(pal[g[k]])]
+                                             for k in order])
     return alt.Chart(long).mark_bar().encode(
         x=alt.X('pair:O', title='pair'), y=alt.Y('sum(contribution):Q', title='D_belief = Σ w·D'),
         color=alt.Color('component:N', scale=colours, sort=order), order=alt.Order('group:N'),
-        tooltip=['pair', 'component', 'group', alt.Tooltip('contribution:Q', format='.3f')]).properties(width=480, height=200)
+        tooltip=['pair', 'component', 'group',
+                 alt.Tooltip('contribution:Q', format='.3f')]).properties(width=480, height=200)

@@ -10,7 +10,7 @@ import numpy as np, pandas as pd
 from .metrics import divergence
 from .runs import load_run
 from .schema import to_table
-from .stats import ID_COLUMNS, check_pairs, describe
+from .stats import PAIR_KEYS, check_pairs, describe
 
 # %% auto #0
 __all__ = ['belief_rows', 'pairs', 'rates', 'summary', 'copy_rates']
@@ -18,7 +18,7 @@ __all__ = ['belief_rows', 'pairs', 'rates', 'summary', 'copy_rates']
 # %% ../nbs/11a_pairs.ipynb #8ae402af
 def belief_rows(run: pd.DataFrame # a `load_run` table
                ) -> tuple[pd.DataFrame, np.ndarray]:
-    "The belief table (`hibd.schema.to_table`) of `run`'s valid rows, each distinct belief once, and each row's position in it (-1: none)."
+    "The belief table (`hibd.schema.to_table`) of `run`'s valid rows, each belief once, each row's index (-1: none)."
     ok = (run.ok.astype(bool) & run.belief.notna()).to_numpy()
     objs = run.belief.to_numpy()[ok]
     _, first, inv = np.unique(np.fromiter(map(id, objs), np.int64, len(objs)), return_index=True, return_inverse=True)
@@ -29,7 +29,8 @@ def belief_rows(run: pd.DataFrame # a `load_run` table
 def pairs(run, # a run directory or a `load_run` DataFrame
           weights='paper', matcher='exact', action='tok8', # passed to `hibd.metrics.divergence`
           harness_order: list[str] | None = None, # order of harness_a/harness_b (default: the run's config order)
-          seeds: str = 'same' # cross-harness pairs at the 'same' seed, or at 'all' pairs of seeds (with a `coupling` column)
+          # cross-harness pairs at the 'same' seed, or at 'all' pairs of seeds (with a `coupling` column)
+          seeds: str = 'same'
          ) -> pd.DataFrame:
     "The pairs table of a run (cross-harness and within-harness) with divergence columns; failures excluded and listed."
     if not isinstance(run, pd.DataFrame):
@@ -47,7 +48,7 @@ def pairs(run, # a run directory or a `load_run` DataFrame
     wi = x.merge(x, on=['task', 'group', 'K', 'step', 'harness'], suffixes=('_a', '_b'))
     wi = wi[wi.seed_a < wi.seed_b].assign(harness_a=lambda d: d.harness, harness_b=lambda d: d.harness)
     p = pd.concat([cr, wi], ignore_index=True)
-    ids = list(ID_COLUMNS)
+    ids = list(PAIR_KEYS)
     good = (p.r_a >= 0) & (p.r_b >= 0)
     bad = p[~good]
     excluded = [{**{k: (v.item() if hasattr(v, 'item') else v) for k, v in r[ids].items()},
@@ -55,12 +56,16 @@ def pairs(run, # a run directory or a `load_run` DataFrame
     p = p[good].reset_index(drop=True)
     side = lambda c: tab.iloc[p[c].to_numpy()].reset_index(drop=True)
     if len(p): d = divergence(side('r_a'), side('r_b'), weights=weights, matcher=matcher, action=action)
-    else: d = pd.DataFrame(columns=['D_cat', 'D_fail', 'D_set', 'D_num', 'D_act', 'D_belief', 'D_arrival', 'D_growth'], dtype=float)
+    else:
+        d = pd.DataFrame(columns=['D_cat', 'D_fail', 'D_set', 'D_num', 'D_act', 'D_belief', 'D_arrival', 'D_growth'],
+                         dtype=float)
     same = (p.ph_a == p.ph_b).astype('boolean').mask(p.ph_a.isna() | p.ph_b.isna()).reset_index(drop=True)
-    out = pd.concat([p[[*ids, 'group']].reset_index(drop=True), same.rename('same_prompt'), d.reset_index(drop=True)], axis=1)
+    out = pd.concat([p[[*ids, 'group']].reset_index(drop=True), same.rename('same_prompt'), d.reset_index(drop=True)],
+                    axis=1)
     for c in ('K', 'step', 'seed_a', 'seed_b'): out[c] = out[c].astype('int64')
     if seeds == 'all':
-        out.insert(len(ids) + 1, 'coupling', np.where((out.harness_a != out.harness_b) & (out.seed_a == out.seed_b), 'same_seed', 'independent'))
+        out.insert(len(ids) + 1, 'coupling', np.where((out.harness_a != out.harness_b) & (out.seed_a == out.seed_b),
+                                                      'same_seed', 'independent'))
     out = out.sort_values(ids, kind='stable').reset_index(drop=True)
     out.attrs['excluded'] = excluded
     out.attrs['n_excluded'] = len(excluded)
@@ -72,7 +77,9 @@ def rates(run: pd.DataFrame # a `load_run` table
     "Per (harness, K) at the final step: schema-valid rate, terminal success rate (where the mode executes), n."
     f = run[run.step == run.K]
     g = f.groupby(['harness', 'K'])
-    return pd.DataFrame({'valid': g.ok.mean(), 'success': g.terminal_result.agg(lambda s: (s == 'pass').mean() if s.notna().any() else np.nan),
+    return pd.DataFrame({'valid': g.ok.mean(),
+                         'success': g.terminal_result.agg(lambda s: (s == 'pass').mean() if s.notna().any()
+                                                          else np.nan),
                          'n': g.size()}).reset_index()
 
 
@@ -87,7 +94,9 @@ def summary(run_dir: str | Path, # a run directory
     r = rates(run).set_index(['harness', 'K'])
     if len(p) and (p.harness_a != p.harness_b).any():
         t = describe(p, B=B, seed=seed)
-    else: t = pd.DataFrame(columns=['harness_a', 'harness_b', 'K', 'metric', 'estimate', 'ci_low', 'ci_high', 'n_pairs', 'n_tasks', 'noise_floor'])
+    else:
+        t = pd.DataFrame(columns=['harness_a', 'harness_b', 'K', 'metric', 'estimate', 'ci_low', 'ci_high', 'n_pairs',
+                                  'n_tasks', 'noise_floor'])
     t = t.drop(columns=[c for c in ('p', 'p_adj', 'method') if c in t.columns])
     for s in ('a', 'b'):
         t[f'valid_{s}'] = [r.valid.get((h, k), np.nan) for h, k in zip(t[f'harness_{s}'], t.K)]
@@ -102,14 +111,17 @@ def summary(run_dir: str | Path, # a run directory
 def copy_rates(run: pd.DataFrame, # a `load_run` table
                by: str | list[str] = 'harness' # the columns to group by, e.g. `['harness', 'seed']`
               ) -> pd.DataFrame:
-    "Per `by` group: `copy_rate` (belief equal to the previous step's), `action_change_rate`, and `n` consecutive valid step pairs."
+    "Per `by` group: `copy_rate` (belief equal to the previous step's), `action_change_rate`, `n` valid step pairs."
     r = run.drop_duplicates(['rollout_id', 'step']).sort_values(['rollout_id', 'step'], kind='stable')
     ok = (r.ok.astype(bool) & r.belief.notna()).to_numpy()
     key = np.array([json.dumps(b, sort_keys=True) if k else None for b, k in zip(r.belief, ok)], dtype=object)
-    act = np.array([(b.get('next_action_recommendation') or {}).get('action') if k else None for b, k in zip(r.belief, ok)], dtype=object)
+    act = np.array([(b.get('next_action_recommendation') or {}).get('action') if k else None
+                    for b, k in zip(r.belief, ok)], dtype=object)
     same_ro = (r.rollout_id.to_numpy()[1:] == r.rollout_id.to_numpy()[:-1]) & (r.step.to_numpy()[1:] == r.step.to_numpy()[:-1] + 1)
     use = same_ro & ok[1:] & ok[:-1]
     by = [by] if isinstance(by, str) else list(by)
-    d = pd.DataFrame({**{b: r[b].to_numpy()[1:][use] for b in by}, 'copy': (key[1:] == key[:-1])[use], 'change': (act[1:] != act[:-1])[use]})
+    d = pd.DataFrame({**{b: r[b].to_numpy()[1:][use] for b in by}, 'copy': (key[1:] == key[:-1])[use],
+                      'change': (act[1:] != act[:-1])[use]})
     g = d.groupby(by, sort=True)
-    return pd.DataFrame({'copy_rate': g['copy'].mean(), 'action_change_rate': g['change'].mean(), 'n': g.size()}).reset_index()
+    return pd.DataFrame({'copy_rate': g['copy'].mean(), 'action_change_rate': g['change'].mean(),
+                         'n': g.size()}).reset_index()

@@ -17,8 +17,8 @@ from fastcore.basics import patch
 from fastcore.xml import to_xml
 
 # %% auto #0
-__all__ = ['SECTIONS', 'CELL_STATES', 'PROTOCOL_DEFAULTS', 'ReportError', 'NoData', 'Unavailable', 'RunData', 'read_run',
-           'chart_svg', 'render_chart', 'md_table', 'Block', 'Text', 'Items', 'Table', 'Figure', 'Section', 'part',
+__all__ = ['SECTIONS', 'CELL_STATES', 'PROTOCOL_DEFAULTS', 'ReportError', 'NoData', 'Unavailable', 'RunData', 'run_data',
+           'chart_svg', 'render_chart', 'md_table', 'Block', 'Prose', 'Items', 'Table', 'Figure', 'Section', 'part',
            'frames', 'report_section', 'model_note', 'sec_header', 'coverage', 'coverage_chart', 'sec_coverage',
            'chart_rows', 'main_wide', 'excess_wide', 'design_words', 'excess_verdict', 'control_verdict', 'protocol',
            'sibling_controls', 'borrowed_control', 'scripted_outcome', 'sec_main', 'headline', 'headline_chart',
@@ -31,9 +31,10 @@ __all__ = ['SECTIONS', 'CELL_STATES', 'PROTOCOL_DEFAULTS', 'ReportError', 'NoDat
 from .llama import LOCAL_MODELS
 from .rollout import AGENT_MODES, rollout_id
 from .runs import RunError, check_manifest, load_run, read_status
-from .metrics import registered_components, weights_note
+from .registry import Registry
+from .metrics import registered_components, resolve_weights, weights_note
 from .semantic import Embedder, minilm, arrival_vocabulary, vocabulary_chart, action_ablation
-from .stats import ID_COLUMNS, PairsError, cross, within, select_step
+from .stats import PAIR_KEYS, PairsError, cross, within, select_step
 from .pairs import copy_rates, pairs as run_pairs
 from .excess import excess_table, plot_excess, task_excess
 from .success import success_cells, success_table, success_verdict
@@ -42,7 +43,7 @@ from .safety import (
     categorize, confusion_chart, free_actions, label_agreement, reason_effect, recommended, retry_chart, success_chart,
     terminal_success, unsafe_retry)
 from .biwm import (
-    align_run, alignment_effect, base_views, component_chart, component_deltas, component_table, retry_effect,
+    NoCriterion, align_run, alignment_effect, base_views, biwm_chart, component_deltas, component_table, retry_effect,
     show_table)
 from .analysis import (
     agreement, agreement_chart, attractor_auroc, belief_outcomes, calibration, component_metrics, forecasts, grouped,
@@ -59,7 +60,7 @@ class NoData(Exception):
     "The run has no data for this analysis (the message says what is missing)."
 
 class Unavailable(Exception):
-    "An optional extra an analysis needs is not installed (the sentence embedder's weights); the message says how to install it."
+    "An optional extra an analysis needs (the sentence embedder's weights) is missing; the message says how to add it."
 
 @dataclass
 class RunData:
@@ -85,9 +86,9 @@ def _weights_used() -> str:
     return (f' Weights used: the presets with {n} (D_belief, D_arrival and D_growth include each one of weight > 0).'
             if n else '')
 
-def read_run(run_dir: str | Path # a run directory written by `hibd.runs.run_sweep`
+def run_data(run_dir: str | Path # a run directory written by `hibd.runs.run_sweep`
             ) -> RunData:
-    "Manifest, status, step records and pairs table of `run_dir` (no model loaded); damaged rollout files left out."
+    "The `RunData` of `run_dir`: manifest, status, step records, pairs (no model loaded); damaged rollouts left out."
     run_dir = Path(run_dir)
     mp = run_dir/'manifest.json'
     if not mp.is_file(): raise ReportError(f'{mp}: no manifest; {run_dir} is not a run directory written by `hibd run`')
@@ -98,12 +99,15 @@ def read_run(run_dir: str | Path # a run directory written by `hibd.runs.run_swe
     status, bad = read_status(run_dir), []
     run = load_run(run_dir, damaged=bad) if (run_dir/'rollouts').is_dir() else pd.DataFrame()
     if not len(run):
-        return RunData(run_dir, man, status, run, pd.DataFrame(columns=[*ID_COLUMNS, 'group', 'D_belief']), damaged=bad)
+        return RunData(run_dir, man, status, run, pd.DataFrame(columns=[*PAIR_KEYS, 'group', 'D_belief']), damaged=bad)
     if len(man['design'].get('seeds') or []) < 2:
         return RunData(run_dir, man, status, run, run_pairs(run, harness_order=man['design']['harnesses']), damaged=bad)
-    pa = run_pairs(run, harness_order=man['design']['harnesses'], seeds='all')      # one pass; the same-seed table is its subset
-    p = pa[(pa.harness_a == pa.harness_b) | (pa.coupling == 'same_seed')].drop(columns='coupling').reset_index(drop=True)
-    p.attrs = {'excluded': (ex := [e for e in pa.attrs['excluded'] if e['harness_a'] == e['harness_b'] or e['seed_a'] == e['seed_b']]),
+    # one pass; the same-seed table is its subset
+    pa = run_pairs(run, harness_order=man['design']['harnesses'], seeds='all')
+    p = pa[(pa.harness_a == pa.harness_b)
+           | (pa.coupling == 'same_seed')].drop(columns='coupling').reset_index(drop=True)
+    p.attrs = {'excluded': (ex := [e for e in pa.attrs['excluded'] if e['harness_a'] == e['harness_b']
+                                   or e['seed_a'] == e['seed_b']]),
                'n_excluded': len(ex)}
     return RunData(run_dir, man, status, run, p, pa, damaged=bad)
 
@@ -177,7 +181,8 @@ class Block:
     name: str = ''                  # file stem of a table or figure
     caption: str = ''
     kind = 'block'
-    def files(self, stem: str) -> dict: return {}    # what `write` writes, for the index: {'tables': [...]} or {'figures': [...]}
+    # what `write` writes, for the index: {'tables': [...]} or {'figures': [...]}
+    def files(self, stem: str) -> dict: return {}
     def write(self, out: Path, stem: str): pass      # writes the files under the report folder `out`
     def fts(self, stem: str) -> tuple: return ()     # the HTML elements (`fastcore.xml`)
     def md(self, stem: str) -> str: return ''        # the Markdown
@@ -186,7 +191,7 @@ class Block:
     def _repr_markdown_(self): return self.md(self.name)
 
 # %% ../nbs/15_report.ipynb #e54eb019
-class Text(Block):
+class Prose(Block):
     "A paragraph of prose, with Markdown **bold** and `code`."
     kind = 'text'
     def fts(self, stem: str = ''): return (fx.P(*_inline(self.content)),)
@@ -197,31 +202,37 @@ class Items(Block):
     "A list shown in full, never cut (the cells that are not complete)."
     kind = 'list'
     def fts(self, stem: str = ''):
-        return ((fx.P(f'{self.caption}:', cls='cap'),) if self.caption else ()) + (fx.Ul(*[fx.Li(x, cls='cell') for x in self.content]),)
+        return (((fx.P(f'{self.caption}:', cls='cap'),) if self.caption else ())
+                + (fx.Ul(*[fx.Li(x, cls='cell') for x in self.content]),))
     def md(self, stem: str = ''):
         return '\n'.join(([f'{self.caption}:', ''] if self.caption else []) + [f'- {x}' for x in self.content])
 
 # %% ../nbs/15_report.ipynb #0c05fbbe
 @dataclass
 class Table(Block):
-    "A DataFrame: all of it in tables/<stem>.csv; on the page its first `max_rows` rows (0: the CSV only), the `hide` columns as notes."
+    "A DataFrame: all in tables/<stem>.csv; on the page its first `max_rows` rows (0: CSV only), `hide` cols as notes."
     max_rows: int | None = 25       # rows shown on the page (the CSV has all); 0: CSV only
-    hide: tuple = ('method', 'family')   # columns written to the CSV but not shown (their values are shown once, as a note)
+    # columns written to the CSV but not shown (their values are shown once, as a note)
+    hide: tuple = ('method', 'family')
     kind = 'table'
     def files(self, stem): return {'tables': [f'tables/{stem}.csv']}
     def write(self, out, stem): self.content.reset_index(drop=True).to_csv(out/'tables'/f'{stem}.csv', index=False)
     def shown(self) -> tuple:
         "The table as shown (the `hide` columns dropped) and one note per hidden column with its values."
         df = self.content.reset_index(drop=True)
-        notes = [f'{c}: ' + ' | '.join(map(str, df[c].dropna().unique()[:3])) for c in self.hide if c in df.columns and df[c].notna().any()]
+        notes = [f'{c}: ' + ' | '.join(map(str, df[c].dropna().unique()[:3])) for c in self.hide if c in df.columns
+                 and df[c].notna().any()]
         return df.drop(columns=[c for c in self.hide if c in df.columns]), notes
     def more(self, n: int, stem: str) -> str:
         "The caption's note when the page shows fewer than the `n` rows."
-        return f' (first {self.max_rows} of {n} rows; all in tables/{stem}.csv)' if self.max_rows is not None and n > self.max_rows else ''
+        return (f' (first {self.max_rows} of {n} rows; all in tables/{stem}.csv)' if self.max_rows is not None
+                and n > self.max_rows else '')
     def fts(self, stem):
         df, notes = self.shown(); link = fx.A(f'tables/{stem}.csv', href=f'tables/{stem}.csv')
         if self.max_rows == 0: top = (fx.P(f'{self.caption}: {len(df)} rows in ', link, '.', cls='cap'),)
-        else: top = (fx.P(f'{self.caption}{self.more(len(df), stem)} · ', link, cls='cap'), fx.Div(_html_table(df, self.max_rows), cls='wrap'))
+        else:
+            top = (fx.P(f'{self.caption}{self.more(len(df), stem)} · ', link, cls='cap'),
+                   fx.Div(_html_table(df, self.max_rows), cls='wrap'))
         return top + tuple(fx.P(n, cls='cap') for n in notes)
     def md(self, stem):
         df, notes = self.shown(); csv = f'tables/{stem}.csv'
@@ -240,38 +251,55 @@ class Figure(Block):
     def fts(self, stem):
         if self.svg is None: self.svg = chart_svg(self.content)
         uri = 'data:image/svg+xml;base64,' + base64.b64encode(self.svg.encode()).decode()
-        return (fx.Figure(fx.Img(alt=self.caption, src=uri), fx.Figcaption(f'{self.caption} · ', fx.A('png', href=f'figures/{stem}.png'), cls='cap'),
+        return (fx.Figure(fx.Img(alt=self.caption, src=uri),
+                          fx.Figcaption(f'{self.caption} · ', fx.A('png', href=f'figures/{stem}.png'), cls='cap'),
                           cls='chart', data_name=stem),)
     def md(self, stem): return f'![{self.caption}](figures/{stem}.svg)\n\n*{self.caption}* ([png](figures/{stem}.png))'
 
 # %% ../nbs/15_report.ipynb #1640ff87
 @dataclass
 class Section:
-    "A titled part of the report: `status` is 'ok', 'partial', 'no data', 'not available' or 'error'."
+    "A titled part of the report: `status` is 'ok', 'partial', 'no data', 'not available' or 'error' (`_status`)."
     key: str
     title: str
     prose: str = ''
     blocks: list = field(default_factory=list)
     status: str = 'ok'
     seconds: float = 0.0
+    gaps: list = field(default_factory=list)   # parts shown without data: [{'part', 'state', 'why'}] (`gap`)
     def table(self, name, df, caption='', max_rows=25):
         if max_rows is not None and len(df) > 200: max_rows = 0          # long tables: CSV only
         self.blocks.append(Table(df, name, caption, max_rows)); return df
     def figure(self, name, chart, caption=''): self.blocks.append(Figure(chart, name, caption)); return chart
-    def text(self, s): self.blocks.append(Text(s))
+    def text(self, s): self.blocks.append(Prose(s))
     def items(self, xs, caption=''): self.blocks.append(Items(list(xs), caption=caption))
     def tables(self) -> dict: return {b.name: b.content for b in self.blocks if b.kind == 'table'}
-    def stems(self, i: int = 0) -> list: return [(f'{i:02d}_{b.name}', b) for b in self.blocks]   # file stems as section `i`
+    # file stems as section `i`
+    def stems(self, i: int = 0) -> list: return [(f'{i:02d}_{b.name}', b) for b in self.blocks]
     def anchor(self, i: int = 0) -> str: return f's{i}-{_slug(self.key)}'
     def _repr_html_(self): return self.html()
     def _repr_markdown_(self): return self.md()
+
+# %% ../nbs/15_report.ipynb #e2021b39
+@patch
+def gap(self: Section,
+        part: str, # what has nothing to show (a part of the section)
+        state: str, # 'no data' (the run lacks it) or 'not available' (an optional extra is missing)
+        why: str # the reason, one sentence without its full stop
+       ):
+    "Record that `part` has `state` because `why` in `gaps`, and say so in one line of text."
+    if state not in ('no data', 'not available'):
+        raise ValueError(f"gap: state must be 'no data' or 'not available', got {state!r}")
+    self.gaps.append({'part': part, 'state': state, 'why': why})
+    self.text(f'{part}: {"no data in this run" if state == "no data" else state}: {why}.')
 
 # %% ../nbs/15_report.ipynb #53c3206d
 @patch
 def html(self: Section, i: int = 0 # the section's number (0: the unnumbered headline)
         ) -> str:
     "The section as HTML: the numbered heading with its status, the prose, then each block."
-    return to_xml(fx.Section(fx.H2(f'{_no(i)}{self.title} ', _badge(self.status)), *([fx.P(*_inline(self.prose))] if self.prose else []),
+    return to_xml(fx.Section(fx.H2(f'{_no(i)}{self.title} ', _badge(self.status)),
+                             *([fx.P(*_inline(self.prose))] if self.prose else []),
                              *[fx.Safe(b.html(st)) for st, b in self.stems(i)], id=self.anchor(i)), indent=False)
 
 # %% ../nbs/15_report.ipynb #1b9deec0
@@ -289,10 +317,10 @@ def part(sec: Section, # the section the piece belongs to
          label: str, # what the piece is, for the one-line message
          fn: Callable, # builds the piece (adds blocks to `sec`)
          *args):
-    "Run `fn(*args)`; a `NoData`/`Unavailable` becomes one line of text in `sec` (and is returned)."
+    "Run `fn(*args)`; a `NoData`/`Unavailable` becomes a gap of `sec` (`Section.gap`: a record and one line; returned)."
     try: return fn(*args)
-    except NoData as e: sec.text(f'{label}: no data in this run: {e}.'); return e
-    except Unavailable as e: sec.text(f'{label}: not available: {e}.'); return e
+    except NoData as e: sec.gap(label, 'no data', str(e)); return e
+    except Unavailable as e: sec.gap(label, 'not available', str(e)); return e
 
 # %% ../nbs/15_report.ipynb #8a4e214e
 def frames(x, # a DataFrame, a dict/tuple/list of them, or a dataclass holding them
@@ -301,19 +329,25 @@ def frames(x, # a DataFrame, a dict/tuple/list of them, or a dataclass holding t
     "Every DataFrame inside `x` by name (`name`, or `name_<key>` for parts); scalars are gathered into one table."
     if isinstance(x, pd.DataFrame): return {name: x}
     if isinstance(x, pd.Series): return {name: x.reset_index()}
-    if dataclasses.is_dataclass(x) and not isinstance(x, type): x = {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
-    if isinstance(x, (tuple, list)) and any(isinstance(v, (pd.DataFrame, pd.Series, dict)) for v in x): x = dict(enumerate(x))
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        x = {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
+    if isinstance(x, (tuple, list)) and any(isinstance(v, (pd.DataFrame, pd.Series, dict)) for v in x):
+        x = dict(enumerate(x))
     if isinstance(x, dict):
         out, scalars = {}, {}
         for k, v in x.items():
-            if isinstance(v, (pd.DataFrame, pd.Series, dict)) or dataclasses.is_dataclass(v): out.update(frames(v, f'{name}_{k}'))
+            if isinstance(v, (pd.DataFrame, pd.Series, dict)) or dataclasses.is_dataclass(v):
+                out.update(frames(v, f'{name}_{k}'))
             elif np.isscalar(v) or v is None: scalars[str(k)] = v
-        if scalars: out = {name: pd.DataFrame({'quantity': list(scalars), 'value': [str(v) if isinstance(v, str) else v for v in scalars.values()]}), **out}
+        if scalars:
+            out = {name: pd.DataFrame({'quantity': list(scalars),
+                                       'value': [str(v) if isinstance(v, str) else v for v in scalars.values()]}),
+                   **out}
         return out
     return {}
 
 # %% ../nbs/15_report.ipynb #a7017452
-SECTIONS = {}   # key -> (title, builder), in the report's order; filled by `report_section`
+SECTIONS = Registry('report section', ident=lambda v: v[1])   # key -> (title, builder), in the report's order
 
 def report_section(key: str, # the section's key: its index.json entry and the stem of its files
                    title: str, # its heading
@@ -322,18 +356,10 @@ def report_section(key: str, # the section's key: its index.json entry and the s
                   ) -> Callable:
     "Register the decorated `fn(d, s)` as report section `key` in `SECTIONS`, at the end or `before`/`after` a key."
     def deco(fn: Callable) -> Callable:
-        old = SECTIONS.get(key)
-        if old and old[1].__qualname__ != fn.__qualname__:   # the same function defined again (a rerun cell) replaces
-            raise ValueError(f'report section {key!r} is taken by {old[1].__qualname__}')
-        items = [(k, v) for k, v in SECTIONS.items() if k != key]
-        keys = [k for k, _ in items]
-        if (bad := [x for x in (before, after) if x is not None and x not in keys]):
-            raise ValueError(f'report section {key!r}: no section {bad[0]!r} to place it by (known: {", ".join(keys)})')
-        at = keys.index(before) if before else keys.index(after) + 1 if after else len(items)
-        items.insert(at, (key, (title, fn)))
-        SECTIONS.clear(); SECTIONS.update(items)
+        SECTIONS.add(key, (title, fn), before=before, after=after)
         return fn
     return deco
+
 
 # %% ../nbs/15_report.ipynb #a48c71fc
 def _local_model(model_id: str):
@@ -469,11 +495,15 @@ def coverage(d: RunData) -> pd.DataFrame:
                         state, det = 'damaged', f'rollouts/{f.name} {hurt[f"rollouts/{f.name}"]}; left out'
                     elif f.is_file() and _end(f):
                         e = _end(f)
-                        if last.get(rid, -1) < k: state, det = 'truncated', f'rollout ended at step {last.get(rid, -1)} (limit {e.get("limit")})'
-                        elif not okk.get((rid, k), False): state, det = 'schema failure', f'belief at step {k} failed validation'
+                        if last.get(rid, -1) < k:
+                            state, det = 'truncated', (f'rollout ended at step {last.get(rid, -1)} (limit '
+                                                       f'{e.get("limit")})')
+                        elif not okk.get((rid, k), False):
+                            state, det = 'schema failure', f'belief at step {k} failed validation'
                         else: state, det = 'complete', None
                     elif rid in errors: state, det = 'failed', str(errors[rid])
-                    elif list(rdir.glob(f'.{rid}.*.tmp')): state, det = 'interrupted', 'only a temporary file: the writer died'
+                    elif list(rdir.glob(f'.{rid}.*.tmp')):
+                        state, det = 'interrupted', 'only a temporary file: the writer died'
                     else: state, det = 'missing', f'no file rollouts/{rid}.jsonl'
                     rows.append(dict(task=t, harness=h, seed=sd, K=k, rollout=rid, state=state, detail=det))
     return pd.DataFrame(rows, columns=['task', 'harness', 'seed', 'K', 'rollout', 'state', 'detail'])
@@ -482,12 +512,16 @@ def coverage_chart(cov: pd.DataFrame) -> alt.Chart:
     "Cells by task × harness, one panel per K, coloured by state (worst state over seeds)."
     rank = {s: i for i, s in enumerate(CELL_STATES)}
     w = cov.assign(r=cov.state.map(rank)).sort_values('r').groupby(['task', 'harness', 'K'], sort=False).agg(
-        state=('state', 'last'), n=('seed', 'size'), n_complete=('state', lambda s: int((s == 'complete').sum()))).reset_index()
+        state=('state', 'last'), n=('seed', 'size'),
+        n_complete=('state', lambda s: int((s == 'complete').sum()))).reset_index()
     colours = ['#4c9a5b', '#e3a23a', '#a05bbf', '#d9483b', '#8c564b', '#5b8bd9', '#7f7f7f']
     return alt.Chart(w).mark_rect(stroke='white').encode(
-        x=alt.X('harness:N', sort=list(dict.fromkeys(cov.harness))), y=alt.Y('task:N', title=None, axis=alt.Axis(labelLimit=400)),
-        color=alt.Color('state:N', scale=alt.Scale(domain=list(CELL_STATES), range=colours), title='worst state over seeds'),
-        tooltip=['task', 'harness', 'K', 'state', 'n', 'n_complete']).properties(width=alt.Step(34), height=alt.Step(18)).facet(
+        x=alt.X('harness:N', sort=list(dict.fromkeys(cov.harness))),
+        y=alt.Y('task:N', title=None, axis=alt.Axis(labelLimit=400)),
+        color=alt.Color('state:N', scale=alt.Scale(domain=list(CELL_STATES), range=colours),
+                        title='worst state over seeds'),
+        tooltip=['task', 'harness', 'K', 'state', 'n',
+                 'n_complete']).properties(width=alt.Step(34), height=alt.Step(18)).facet(
         column=alt.Column('K:O', title='K'))
 
 def _cell_line(r) -> str:
@@ -502,30 +536,36 @@ def sec_coverage(d: RunData, s: Section):
     bad = cov[cov.state != 'complete']
     files = {p.stem for p in (d.path/'rollouts').glob('*.jsonl')} if (d.path/'rollouts').is_dir() else set()
     extra = sorted(files - set(cov.rollout))
-    s.prose = (f'The design declares {len(cov)} cells ({len(d.design["tasks"])} task(s) × {len(d.design["harnesses"])} harness(es) × '
-               f'{len(d.design["seeds"])} seed(s) × {len(d.design["K"])} K) served by {cov.rollout.nunique()} rollout(s). '
-               f'{n["complete"]} cell(s) are complete' + (f'; {len(bad)} are not, and each is listed below.' if len(bad) else
+    s.prose = (f'The design declares {len(cov)} cells ({len(d.design["tasks"])} task(s) × {len(d.design["harnesses"])} '
+               f'harness(es) × {len(d.design["seeds"])} seed(s) × {len(d.design["K"])} K) served by '
+               f'{cov.rollout.nunique()} rollout(s). {n["complete"]} cell(s) are complete'
+               + (f'; {len(bad)} are not, and each is listed below.' if len(bad) else
                '; none is missing, failed or truncated.') +
                ' A cell that is not complete contributes no pair to any table that follows.' +
                (f' {len(d.damaged)} rollout file(s) are damaged and left out of every table (listed below); `hibd run` '
                 "with this run's config sets them aside (rollouts/damaged/) and redoes them from the cached calls."
                 if d.damaged else ''))
     by = cov.assign(n=1).pivot_table(index='harness', columns='state', values='n', aggfunc='sum', fill_value=0)
-    by = by.reindex(columns=[c for c in CELL_STATES if c in by.columns]).reindex(list(dict.fromkeys(cov.harness))).reset_index()
+    by = by.reindex(columns=[c for c in CELL_STATES
+                             if c in by.columns]).reindex(list(dict.fromkeys(cov.harness))).reset_index()
     s.table('coverage_by_harness', by, 'Cells per harness and state')
     if d.damaged:
         s.items([f'{x["file"]}: {x["problem"]}' for x in d.damaged],
                 f'The {len(d.damaged)} damaged rollout file(s), left out')
     if len(bad): s.items([_cell_line(r) for r in bad.itertuples()], f'The {len(bad)} cell(s) that are not complete')
-    if extra: s.items([f'rollouts/{x}.jsonl' for x in extra], f'{len(extra)} rollout file(s) outside the declared design (ignored by the design counts)')
+    if extra:
+        s.items([f'rollouts/{x}.jsonl' for x in extra],
+                f'{len(extra)} rollout file(s) outside the declared design (ignored by the design counts)')
     s.table('coverage_cells', cov, 'Every design cell', max_rows=0)
     s.figure('coverage', coverage_chart(cov), 'Design cells by state')
 
 # %% ../nbs/15_report.ipynb #a8627af3
 def _floor_note(d: RunData) -> str:
     "One sentence on the noise floor of `d`: blank with one seed, else across how many seeds."
-    return ('This run has one seed, so the noise floor (the same harness under two seeds) is blank.' if len(d.design['seeds']) < 2
-            else f'The noise floor is the divergence of each harness with itself across {len(d.design["seeds"])} seeds.')
+    return ('This run has one seed, so the noise floor (the same harness under two seeds) is blank.'
+            if len(d.design['seeds']) < 2
+            else f'The noise floor is the divergence of each harness with itself across {len(d.design["seeds"])} '
+                 f'seeds.')
 
 def _ref(d: RunData) -> str:
     "The reference harness: the first of the design."
@@ -551,7 +591,8 @@ def _studied(d: RunData) -> list:
 # %% ../nbs/15_report.ipynb #04b56695
 def _memo(d: RunData, key: str, f: Callable):
     "`f()`, computed once per report of `d`: the headline and the main section share their tables."
-    with d.memo.setdefault(('lock', key), threading.Lock()):           # sections run on threads: one computes, the other waits
+    # sections run on threads: one computes, the other waits
+    with d.memo.setdefault(('lock', key), threading.Lock()):
         if key not in d.memo: d.memo[key] = f()
     return d.memo[key]
 
@@ -579,7 +620,7 @@ def _whole_run(d: RunData):
 def chart_rows(d: RunData, # the run
                t: pd.DataFrame # a table with `harness_a`, `harness_b`
               ) -> tuple[pd.DataFrame, str]:
-    "The rows of `t` a chart draws (pairs of unwrapped harnesses when the run wraps some) and a caption note; the CSV keeps all."
+    "The rows of `t` a chart draws (unwrapped pairs when the run wraps some) and a caption note; the CSV keeps all."
     if len(_unwrapped(d)) == len(d.design['harnesses']): return t, ''
     keep = set(_unwrapped(d)) | {'all', 'all pairs'}
     sub = t[t.harness_a.isin(keep) & t.harness_b.isin(keep)]
@@ -631,9 +672,10 @@ def _main_t(d: RunData) -> pd.DataFrame:
 
 # %% ../nbs/15_report.ipynb #e71d12a4
 def main_wide(t: pd.DataFrame, # a `hibd.analysis.main_table`
-              success: pd.DataFrame | None = None # `hibd.safety.terminal_success(run, by=('harness',))` (agent modes only)
+              # `hibd.safety.terminal_success(run, by=('harness',))` (agent modes only)
+              success: pd.DataFrame | None = None
              ) -> pd.DataFrame:
-    "One row per pair and K: each metric as `estimate [ci_low, ci_high]`, its noise floor (and p_adj if given); success of both sides."
+    "Per pair and K: each metric as `estimate [ci_low, ci_high]`, its noise floor (and p_adj), success of both sides."
     t = t.assign(cell=[_ci(*x) for x in zip(t.estimate, t.ci_low, t.ci_high)])
     keys = ['harness_a', 'harness_b', 'K']
     w = t.pivot_table(index=keys, columns='metric', values='cell', aggfunc='first', sort=False)
@@ -646,19 +688,20 @@ def main_wide(t: pd.DataFrame, # a `hibd.analysis.main_table`
     w = w.reset_index()
     if success is not None and len(success):
         sc = success.groupby(['harness', 'K']).success.mean()
-        for side in ('a', 'b'): w[f'success_{side}'] = [sc.get((h, k), np.nan) for h, k in zip(w[f'harness_{side}'], w.K)]
+        for side in ('a', 'b'):
+            w[f'success_{side}'] = [sc.get((h, k), np.nan) for h, k in zip(w[f'harness_{side}'], w.K)]
     return w
 
 # %% ../nbs/15_report.ipynb #b70e8ec1
 def excess_wide(t: pd.DataFrame # a `hibd.excess.excess_table`
                ) -> pd.DataFrame:
     "Per pair and K: each metric's E as `E [ci_low, ci_high]`; D_belief's parts, p, p_adj, `p_min`, power, mde, family."
-    t = t.assign(cell=[_ci(*x) for x in zip(t.E, t.ci_low, t.ci_high)])
+    t = t.assign(cell=[_ci(*x) for x in zip(t.estimate, t.ci_low, t.ci_high)])
     keys = ['harness_a', 'harness_b', 'K']
     w = t.pivot_table(index=keys, columns='metric', values='cell', aggfunc='first', sort=False)
     w = w[[m for m in ('D_belief', 'D_arrival', 'D_growth') if m in w.columns]].rename(columns=lambda m: f'E({m})')
     b = t[t.metric == 'D_belief'].set_index(keys)
-    for c in ('cross', 'noise', 'same_seed', 'p', 'p_adj', 'p_min', 'power', 'mde', 'n_tasks', 'n_seeds'):
+    for c in ('cross', 'noise_floor', 'same_seed', 'p', 'p_adj', 'p_min', 'power', 'mde', 'n_tasks', 'n_seeds'):
         if c in b: w[c] = b[c]
     w['test'] = b.family.str.split(':').str[0]
     return w.reset_index()
@@ -681,7 +724,7 @@ def excess_verdict(t: pd.DataFrame, # a `hibd.excess.excess_table`
     "In words: which primary-family pairs are shown beyond the model's own noise, which are not, and with what power."
     pr = t[t.family.str.startswith('primary') & (t.metric == 'D_belief')]
     if pr.empty: return 'No pair falls in the primary family (no pair with the reference harness at the largest K).'
-    one = lambda r: (f'{r.harness_a}–{r.harness_b} (E = {r.E:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}], '
+    one = lambda r: (f'{r.harness_a}–{r.harness_b} (E = {r.estimate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}], '
                      f'p_adj = {r.p_adj:.3g}')
     hit, miss = pr[pr.p_adj <= alpha], pr[~(pr.p_adj <= alpha)]
     out = [f'Primary family ({pr.family.iloc[0].split(": ", 1)[1]}; {len(pr)} one-sided seed-swap tests, '
@@ -718,7 +761,7 @@ def control_verdict(t: pd.DataFrame, # the controls' excess table (its family st
     out = []
     for r in c.itertuples():
         h = r.harness_b if _control_kind(r.harness_b) else r.harness_a
-        est = f'E = {r.E:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}], p_adj = {r.p_adj:.3g}'
+        est = f'E = {r.estimate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}], p_adj = {r.p_adj:.3g}'
         if _control_kind(h) == 'positive':
             out.append(f'Positive control {h} ({est}): '
                        + (f"detected (rejected at α = {alpha} in the controls' family)." if r.p_adj <= alpha
@@ -734,15 +777,17 @@ def control_verdict(t: pd.DataFrame, # the controls' excess table (its family st
 
 # %% ../nbs/15_report.ipynb #fe62400d
 def _same_note(t: pd.DataFrame) -> str:
-    "A sentence naming the pairs whose two harnesses asked the same prompts in every pair at every K ('' if none or unknown)."
+    "A sentence naming the pairs whose harnesses asked the same prompts in every pair at every K ('' if none/unknown)."
     if 'same_prompt' not in t or t.same_prompt.isna().all(): return ''
     g = t[t.metric == 'D_belief'].groupby(['harness_a', 'harness_b'], sort=False).same_prompt.min()
     same = [f'{a}–{b}' for (a, b), v in g.items() if v == 1]
-    head = (' same_prompt is the share of pairs in which both harnesses asked the model the same prompt: calls are cached '
-            'by prompt and seed, so such a pair gets the same answer on both sides and a divergence of exactly 0.')
+    head = (' same_prompt is the share of pairs in which both harnesses asked the model the same prompt: calls are '
+            'cached by prompt and seed, so such a pair gets the same answer on both sides and a divergence of exactly '
+            '0.')
     if not same: return head
-    return head + (f' For {", ".join(same)} that share is 1 at every K: on this run those harnesses never changed what the model saw '
-                   '(nothing was blocked, repaired or hidden that the other showed), so their zeros say nothing about the model.')
+    return head + (f' For {", ".join(same)} that share is 1 at every K: on this run those harnesses never changed what '
+                   f'the model saw (nothing was blocked, repaired or hidden that the other showed), so their zeros say '
+                   f'nothing about the model.')
 
 # %% ../nbs/15_report.ipynb #fc3ca2a6
 PROTOCOL_DEFAULTS = {'model': None, 'mode': 'replay', 'temperature': 0.0, 'show_previous_belief': True,
@@ -763,7 +808,7 @@ def sibling_controls(d: RunData # the run
         try: des = json.loads(mp.read_bytes())['design']
         except (OSError, ValueError, KeyError, TypeError): continue          # not a run: nothing to borrow
         if protocol(des) != want or not any(_control_kind(h) == 'positive' for h in des.get('harnesses', [])): continue
-        try: out.append(read_run(mp.parent))
+        try: out.append(run_data(mp.parent))
         except ReportError: continue
     return out
 
@@ -783,7 +828,8 @@ def borrowed_control(d: RunData, # a run without controls of its own
         r = pos.iloc[0]
         groups = ', '.join(sorted(sib.run.group.dropna().unique())) if 'group' in sib.run else ''
         return (f'Run {sib.path.name}, beside this one, was recorded under the same protocol '
-                f'(model, mode, temperature, prompt) on {int(r.n_tasks)} {groups} tasks × {int(r.n_seeds)} seeds, K = {int(r.K)}: '
+                f'(model, mode, temperature, prompt) on {int(r.n_tasks)} {groups} tasks × {int(r.n_seeds)} seeds, K = '
+                f'{int(r.K)}: '
                 + control_verdict(pos, alpha))
     return ''
 
@@ -855,65 +901,77 @@ def _excess(d: RunData, s: Section):
 
 # %% ../nbs/15_report.ipynb #46f6cef2
 def _copying(d: RunData, s: Section):
-    "The copy rates of `d` into `s`, with one sentence on their range by harness, and one by seed where there are several."
+    "The copy rates of `d` into `s`, with a sentence on their range by harness, and one by seed if there are several."
     _has_steps(d)
     t = _given(copy_rates(d.run), 'no two consecutive steps with valid beliefs')
-    s.text(f'The model repeats its previous belief word for word in {t.copy_rate.min():.0%}–{t.copy_rate.max():.0%} of the steps '
-           f'(by harness) and changes its recommended action in {t.action_change_rate.min():.0%}–{t.action_change_rate.max():.0%}: '
-           'where copying is high, differences at large K are mostly step-0 differences carried forward.')
-    s.table('copy_rates', t, 'Per harness: share of steps whose belief equals the previous step\'s, share whose recommended action changed')
+    s.text(f'The model repeats its previous belief word for word in {t.copy_rate.min():.0%}–{t.copy_rate.max():.0%} of '
+           f'the steps (by harness) and changes its recommended action in '
+           f'{t.action_change_rate.min():.0%}–{t.action_change_rate.max():.0%}: where copying is high, differences at '
+           f'large K are mostly step-0 differences carried forward.')
+    s.table('copy_rates', t,
+            'Per harness: share of steps whose belief equals the previous step\'s, share whose recommended action '
+            'changed')
     if d.run.seed.nunique() < 2: return
     bs = copy_rates(d.run, by='seed').sort_values('copy_rate', kind='stable')
     lo, hi = bs.iloc[0], bs.iloc[-1]
-    s.text(f'By seed the copy rate runs from {lo.copy_rate:.0%} (seed {int(lo.seed)}) to {hi.copy_rate:.0%} (seed {int(hi.seed)}). '
-           'Every call at one seed starts from the same random draws (chapter 11a), so a seed is a random effect shared by '
-           'all of its rollouts, and a K trend read from one seed describes that seed.')
+    s.text(f'By seed the copy rate runs from {lo.copy_rate:.0%} (seed {int(lo.seed)}) to {hi.copy_rate:.0%} (seed '
+           f'{int(hi.seed)}). Every call at one seed starts from the same random draws (chapter 11a), so a seed is a '
+           f'random effect shared by all of its rollouts, and a K trend read from one seed describes that seed.')
     s.table('copy_rates_by_seed', bs.reset_index(drop=True), 'Per seed, all harnesses together: the same two rates')
 
 # %% ../nbs/15_report.ipynb #30c59186
 def _main(d: RunData, s: Section, success):
-    "The same-seed table of `d` into `s` (with `success` per harness, if given), read as a secondary reading without a test."
+    "The same-seed table of `d` into `s` (with `success` per harness, if given), a secondary reading without a test."
     _has_final(d)
     t = _main_t(d).drop(columns=['p', 'p_adj', 'family'])
     t['method'] = t.method.str.split('; p:').str[0] + '; same seed (coupled pairs): a secondary reading, no test'
     s.prose += _same_note(t)
-    s.table('main_summary', main_wide(t, success), f'Secondary reading, paired at the same seed: per harness pair and K (final step), '
+    s.table('main_summary', main_wide(t, success),
+            f'Secondary reading, paired at the same seed: per harness pair and K (final step), '
             f'estimate [95% CI] beside the different-seed noise floor; pairs with {_ref(d)} first', max_rows=60)
     s.table('main', t, 'The tidy same-seed table (SPEC §7 columns)', max_rows=0)
-    s.figure('main', main_chart(t), f'Same-seed divergence against K for the pairs with {_ref(d)}, 95% CI; grey band: noise floor')
+    s.figure('main', main_chart(t),
+             f'Same-seed divergence against K for the pairs with {_ref(d)}, 95% CI; grey band: noise floor')
 
 # %% ../nbs/15_report.ipynb #e75aaa98
-_SCRIPTED = ('replay', 'imagined')   # modes whose trajectory is scripted: success is the same for every harness by design
+# modes whose trajectory is scripted: success is the same for every harness by design
+_SCRIPTED = ('replay', 'imagined')
 
 def scripted_outcome(run: pd.DataFrame # a `load_run` table of a replay run
                     ) -> pd.DataFrame:
-    "Per task and K: the scripted trajectory's outcome (`pass`/`fail`) and whether every harness and seed saw the same one."
+    "Per task and K: the scripted trajectory's outcome (`pass`/`fail`) and whether every harness and seed saw it."
     f = run[(run.step == run.K) & run.terminal_result.notna()]
     g = f.groupby(['task', 'K'], sort=True).terminal_result
-    return pd.DataFrame({'outcome': g.agg(lambda v: '/'.join(sorted(set(v)))), 'same_for_every_harness': g.nunique() == 1}).reset_index()
+    return pd.DataFrame({'outcome': g.agg(lambda v: '/'.join(sorted(set(v)))),
+                         'same_for_every_harness': g.nunique() == 1}).reset_index()
 
 # %% ../nbs/15_report.ipynb #02699abf
 def _success(d: RunData, s: Section):
-    "Terminal success per harness into `s` and returned; in a scripted mode the scripted outcome per task instead (returns None)."
-    if not len(d.run) or d.run.terminal_result.isna().all(): raise NoData('no verifier outcome was recorded (the mode does not execute)')
+    "Terminal success per harness into `s`, returned; in a scripted mode the scripted outcome per task (returns None)."
+    if not len(d.run) or d.run.terminal_result.isna().all():
+        raise NoData('no verifier outcome was recorded (the mode does not execute)')
     if d.design['mode'] in _SCRIPTED:
         t = scripted_outcome(d.run)
         by_k = t.groupby('K').outcome.agg(lambda v: f'{(v == "pass").sum()}/{len(v)}')
-        s.text(f'Success is scripted in {d.design["mode"]} mode: every harness executes the task\'s reference trajectory, so terminal '
-               'success is the task\'s scripted outcome, the same for every harness by design, and not a harness result. Tasks whose '
-               'scripted trajectory passes at K: ' + ', '.join(f'K = {k}: {v}' for k, v in by_k.items()) + '.'
-               + ('' if t.same_for_every_harness.all() else ' Some cells saw different outcomes across harnesses: see the table.'))
-        s.table('scripted_outcome', t, 'The scripted outcome per task and K (the full verifier after the reference trajectory)')
+        s.text(f'Success is scripted in {d.design["mode"]} mode: every harness executes the task\'s reference '
+               f'trajectory, so terminal success is the task\'s scripted outcome, the same for every harness by '
+               f'design, and not a harness result. Tasks whose scripted trajectory passes at K: '
+               + ', '.join(f'K = {k}: {v}' for k, v in by_k.items()) + '.'
+               + ('' if t.same_for_every_harness.all()
+                  else ' Some cells saw different outcomes across harnesses: see the table.'))
+        s.table('scripted_outcome', t,
+                'The scripted outcome per task and K (the full verifier after the reference trajectory)')
         return None
     t = _given(terminal_success(d.run, by=('harness',)))
-    s.table('terminal_success', t, 'Terminal success per harness and K: pass rate of the full verifier at the end of the rollout')
+    s.table('terminal_success', t,
+            'Terminal success per harness and K: pass rate of the full verifier at the end of the rollout')
     s.figure('terminal_success', success_chart(t), 'Terminal success per harness with CI')
     ref = _ref(d)
     if ref in d.design['harnesses'] and len(d.design['harnesses']) > 1:
         st = success_table(d.run, base=ref)
         if not len(st):                                  # a run under way: only the reference has finished rollouts
-            s.text(f'Success against {ref}: no data in this run: no other harness has a finished rollout beside '
-                   f'{ref} at the same task and seed yet.')
+            s.gap(f'Success against {ref}', 'no data', f'no other harness has a finished rollout beside {ref} at the '
+                  'same task and seed yet')
             return t
         kmax = int(st.K.max())
         s.text(f'Success of each harness against {ref} at K = {kmax} (two-sided seed-swap sign-flip test over '
@@ -926,32 +984,37 @@ def _success(d: RunData, s: Section):
 # %% ../nbs/15_report.ipynb #2d5fc030
 @report_section('main', 'Main table')
 def sec_main(d: RunData, s: Section):
-    "Excess divergence over the noise first, copy rates, then the same-seed table and the success of each harness (agent modes) or the scripted outcome."
-    s.prose = ('First the excess divergence: how far two harnesses\' beliefs at different seeds differ beyond each harness\'s own '
-               'difference across seeds, with a task-bootstrap 95% interval and a one-sided seed-swap permutation test (Holm within '
-               'the declared family). Then, as a secondary reading, the mean cross-harness divergence paired at the same seed, beside '
-               'the noise floor: calls at one seed share a sampling stream, so that number is biased low against a different-seed floor '
-               'and carries no test. ' + _floor_note(d) + ' Beside it, terminal success per harness where the mode lets the model act; '
+    "Excess divergence over noise, copy rates, then the same-seed table and each harness's success or scripted outcome."
+    # success per harness in agent modes; the scripted outcome otherwise
+    s.prose = ('First the excess divergence: how far two harnesses\' beliefs at different seeds differ beyond each '
+               'harness\'s own difference across seeds, with a task-bootstrap 95% interval and a one-sided seed-swap '
+               'permutation test (Holm within the declared family). Then, as a secondary reading, the mean '
+               'cross-harness divergence paired at the same seed, beside the noise floor: calls at one seed share a '
+               'sampling stream, so that number is biased low against a different-seed floor and carries no test. '
+               + _floor_note(d) + ' Beside it, terminal success per harness where the mode lets the model act; '
                'in replay the outcome is scripted and shown per task.' + _weights_used())
     part(s, 'Excess divergence', _excess, d, s)
     part(s, 'Copy rates', _copying, d, s)
-    ss = Section('terminal_success', '')                 # computed first (its rates join the main table), shown after it
+    # computed first (its rates join the main table), shown after it
+    ss = Section('terminal_success', '')
     succ = part(ss, 'Terminal success', _success, d, ss)
     part(s, 'Same-seed table', _main, d, s, succ if isinstance(succ, pd.DataFrame) else None)
-    s.blocks += ss.blocks
+    s.blocks += ss.blocks; s.gaps += ss.gaps
 
 # %% ../nbs/15_report.ipynb #34d315e9
 def _model_sentence(d: RunData) -> str:
     "One sentence: which model answered, and what its numbers can stand for."
     man = d.manifest['model']; mid = man.get('id') or d.design.get('model')
     if man.get('scripted') or str(mid).startswith('scripted'):
-        return f'The beliefs are scripted replies ({mid}), a test fixture, not model output: no number here says anything about a model.'
+        return (f'The beliefs are scripted replies ({mid}), a test fixture, not model output: no number here says '
+                f'anything about a model.')
     m = _local_model(mid)
     if m is not None:
-        return (f'The beliefs come from the embedded {m.title} ({m.quant}, CPU, temperature {d.design.get("temperature")}), a small '
-                'model: read these numbers as a demonstration of the instrument, not as evidence about capable agents.')
-    return (f'The beliefs come from {mid} (`{man.get("backend")}` backend, temperature {d.design.get("temperature")}): they speak '
-            'for this model on these tasks only.')
+        return (f'The beliefs come from the embedded {m.title} ({m.quant}, CPU, temperature '
+                f'{d.design.get("temperature")}), a small model: read these numbers as a demonstration of the '
+                f'instrument, not as evidence about capable agents.')
+    return (f'The beliefs come from {mid} (`{man.get("backend")}` backend, temperature {d.design.get("temperature")}): '
+            f'they speak for this model on these tasks only.')
 
 # %% ../nbs/15_report.ipynb #240f7313
 def headline(d: RunData, # the run
@@ -965,7 +1028,7 @@ def headline(d: RunData, # the run
         t = _controls_t(d); pr = t[t.family.str.startswith('controls') & (t.metric == 'D_belief')]
         if pr.empty: raise NoData('no pair of a control with the reference harness at the largest K')
         K = int(pr.K.iloc[0])
-        rows = pr.assign(value=pr.E,
+        rows = pr.assign(value=pr.estimate,
                          verdict=np.where(pr.p_adj <= alpha, 'shown beyond the noise', 'not shown at this design'))
         first = (f'At K = {K}: this run holds the reference {ref} and control harnesses only '
                  f'({", ".join(_controls(d))}), no harness under study; its verdict is the controls\'.')
@@ -977,13 +1040,13 @@ def headline(d: RunData, # the run
         t = _excess_t(d); pr = t[t.family.str.startswith('primary') & (t.metric == 'D_belief')]
         if pr.empty: raise NoData('no pair with the reference harness at the largest K')
         K = int(pr.K.iloc[0])
-        rows = pr.assign(value=pr.E,
+        rows = pr.assign(value=pr.estimate,
                          verdict=np.where(pr.p_adj <= alpha, 'shown beyond the noise', 'not shown at this design'))
-        hit = rows[rows.p_adj <= alpha].sort_values('E', ascending=False)
+        hit = rows[rows.p_adj <= alpha].sort_values('estimate', ascending=False)
         miss = rows[~(rows.p_adj <= alpha)]
         other = lambda r: r.harness_b if r.harness_a == ref else r.harness_a
-        one = lambda r: f'{other(r)} by E = {r.E:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] (p_adj = {r.p_adj:.3g})'
-        top = rows.sort_values('E', ascending=False).iloc[0]
+        one = lambda r: f'{other(r)} by E = {r.estimate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] (p_adj = {r.p_adj:.3g})'
+        top = rows.sort_values('estimate', ascending=False).iloc[0]
         quiet = miss[miss.power.isna()]                                   # identical beliefs at every task and seed
         # could not reject at all: no power whatever E is
         blind = miss[miss.power.notna() & (miss.p_min > miss.alpha_row)]
@@ -1001,7 +1064,7 @@ def headline(d: RunData, # the run
                  f"At K = {K}, no harness is shown to move the model's beliefs away from {ref}'s beyond its own noise "
                  f'(one-sided seed-swap tests, Holm over {len(rows)} pairs). That is "not shown at this design", '
                  f'not "no effect": {power}. The largest excess is {top.harness_a}–{top.harness_b}, '
-                 f'E = {top.E:.3f} [{top.ci_low:.3f}, {top.ci_high:.3f}] (p_adj = {top.p_adj:.3g}).')
+                 f'E = {top.estimate:.3f} [{top.ci_low:.3f}, {top.ci_high:.3f}] (p_adj = {top.p_adj:.3g}).')
         if len(blind): first += (f' {", ".join(other(r) for r in blind.itertuples())} could not have been declared '
                                  'at all (smallest attainable p above the pair\'s level).')
         if len(quiet): first += (f' {", ".join(other(r) for r in quiet.itertuples())}: E is 0 under every '
@@ -1039,16 +1102,17 @@ def headline(d: RunData, # the run
 def headline_chart(t: pd.DataFrame, # rows from `headline`
                    ref: str = 'H0' # the reference harness
                   ) -> alt.Chart:
-    "Each harness against `ref` at the largest K: E (or the same-seed D_belief) with its CI, coloured by the verdict, 0 marked."
+    "Each harness vs `ref` at the largest K: E (or same-seed D_belief) with CI, coloured by verdict, 0 marked."
     e = (t.verdict != 'no noise reference').all()
     d = t.assign(harness=np.where(t.harness_a == ref, t.harness_b, t.harness_a))
-    x = alt.X('value:Q', title=f'excess divergence E over the noise (D_belief, K = {d.K.iloc[0]})' if e else f'same-seed D_belief, K = {d.K.iloc[0]}')
+    x = alt.X('value:Q', title=f'excess divergence E over the noise (D_belief, K = {d.K.iloc[0]})' if e
+              else f'same-seed D_belief, K = {d.K.iloc[0]}')
     base = alt.Chart(d).encode(y=alt.Y('harness:N', sort=None, title=f'{ref} vs'))
     pts = base.mark_point(filled=True, size=80).encode(x=x, color=alt.Color('verdict:N', title=None, scale=alt.Scale(
         domain=['shown beyond the noise', 'not shown at this design', 'not exercised', 'no noise reference'],
         range=['#d95f02', '#1b9e77', '#999999', '#7570b3'])),
-        tooltip=['harness_a', 'harness_b', 'K', alt.Tooltip('value:Q', format='.3f'), alt.Tooltip('ci_low:Q', format='.3f'),
-                 alt.Tooltip('ci_high:Q', format='.3f'), 'verdict'])
+        tooltip=['harness_a', 'harness_b', 'K', alt.Tooltip('value:Q', format='.3f'),
+                 alt.Tooltip('ci_low:Q', format='.3f'), alt.Tooltip('ci_high:Q', format='.3f'), 'verdict'])
     layers = [base.mark_rule(strokeWidth=2).encode(x='ci_low:Q', x2='ci_high:Q'), pts]
     if e: layers.append(alt.Chart(d).mark_rule(color='grey', strokeDash=[4, 3]).encode(x=alt.datum(0)))
     return alt.layer(*layers).properties(width=420, height=alt.Step(24))
@@ -1078,7 +1142,9 @@ def sec_long(d: RunData, s: Section):
                'horizon K (final step), with cluster-bootstrap intervals and the turns (dips, peaks) marked: which '
                'components grow with K and which saturate or fall back.' + _weights_used())
     def go():
-        if len(_Ks(d)) < 2: raise NoData(f'one horizon only (K = {", ".join(map(str, _Ks(d))) or "none"}); the long horizon needs at least two K')
+        if len(_Ks(d)) < 2:
+            raise NoData(f'one horizon only (K = {", ".join(map(str, _Ks(d))) or "none"}); the long horizon needs at '
+                         f'least two K')
         t = long_horizon(d.pairs, ref=_ref(d))
         s.table('long_horizon', t, 'Components by K per pair')
         c, note = chart_rows(d, t)
@@ -1089,15 +1155,18 @@ def sec_long(d: RunData, s: Section):
 @report_section('theory', 'Theorem 1 and Lemma 1')
 def sec_theory(d: RunData, s: Section):
     "Theorem 1 / (C3) and Lemma 1."
-    s.prose = ('Theorem 1 is only a sufficient condition: where (C3) holds, E[D_growth] is non-decreasing in K; where it fails '
-               'the theorem says nothing (D_growth may still rise or fall). The share ≥ 0 describes single (task, seed) '
-               'increments, (C3) their expectation. Lemma 1 is checked on every pair where it applies; a violation would be a '
-               'bug in the metric, not a finding.')
+    s.prose = ('Theorem 1 is only a sufficient condition: where (C3) holds, E[D_growth] is non-decreasing in K; where '
+               'it fails the theorem says nothing (D_growth may still rise or fall). The share ≥ 0 describes single '
+               '(task, seed) increments, (C3) their expectation. Lemma 1 is checked on every pair where it applies; a '
+               'violation would be a bug in the metric, not a finding.')
     def thm():
-        if len(_Ks(d)) < 2: raise NoData(f'Theorem 1 compares consecutive K and this run has one K ({", ".join(map(str, _Ks(d))) or "none"})')
+        if len(_Ks(d)) < 2:
+            raise NoData(f'Theorem 1 compares consecutive K and this run has one K '
+                         f'({", ".join(map(str, _Ks(d))) or "none"})')
         t = _given(theorem1(d.pairs))
         fails = t[t.c3 == 'fails']
-        s.text('(C3) fails for: ' + ('; '.join(f'{a} vs {b}, {tr}' for a, b, tr in zip(fails.harness_a, fails.harness_b, fails.transition))
+        s.text('(C3) fails for: ' + ('; '.join(f'{a} vs {b}, {tr}'
+                                               for a, b, tr in zip(fails.harness_a, fails.harness_b, fails.transition))
                                      if len(fails) else 'no pair and transition (it holds or is unclear everywhere).'))
         s.table('theorem1', t, 'Growth increments between consecutive K: share ≥ 0, mean increment, (C3)')
         c, note = chart_rows(d, t)
@@ -1106,9 +1175,12 @@ def sec_theory(d: RunData, s: Section):
         _has_final(d)
         t = _given(lemma1(d.run, harness_order=d.design['harnesses']))
         tot = t[t.harness_a == 'all']
-        if len(tot): s.text(f'Lemma 1 applies to {int(tot.applies.iloc[0])} of {int(tot.n_pairs.iloc[0])} final-step pairs; '
-                            f'violations: {int(tot.violations.iloc[0])}.')
-        s.table('lemma1', t, 'Lemma 1 per pair and K: rows where it applies, violations (must be 0), share of D_belief that is its floor')
+        if len(tot):
+            s.text(f'Lemma 1 applies to {int(tot.applies.iloc[0])} of {int(tot.n_pairs.iloc[0])} final-step pairs; '
+                   f'violations: {int(tot.violations.iloc[0])}.')
+        s.table('lemma1', t,
+                'Lemma 1 per pair and K: rows where it applies, violations (must be 0), share of D_belief that is its '
+                'floor')
     part(s, 'Theorem 1', thm); part(s, 'Lemma 1', lem)
 
 # %% ../nbs/15_report.ipynb #393d8626
@@ -1121,17 +1193,19 @@ def agreement_Ks(Ks) -> list:
 @report_section('agreement', 'Agreement matrices')
 def sec_agreement(d: RunData, s: Section):
     "Per-field agreement between harnesses."
-    s.prose = ('Share of (task, seed) units on which two harnesses report the same value of each categorical belief field '
-               '(task_progress, risk_state, recoverability, likely_failure_mode) at the final step of K = 1, K = 8 (the '
-               "paper's two horizons, where the run has them) and the largest K, with cluster-bootstrap intervals: where the "
-               'harnesses agree, on what, and whether agreement erodes with the horizon. The diagonal is the same harness '
-               'across seeds (its noise floor, where the run has two seeds).')
+    s.prose = ('Share of (task, seed) units on which two harnesses report the same value of each categorical belief '
+               'field (task_progress, risk_state, recoverability, likely_failure_mode) at the final step of K = 1, K = '
+               '8 (the ' "paper's two horizons, where the run has them) and the largest K, with cluster-bootstrap "
+                         "intervals: where the " 'harnesses agree, on what, and whether agreement erodes with the '
+                                                 'horizon. The diagonal is the same harness across seeds (its noise '
+                                                 'floor, where the run has two seeds).')
     def go():
         _has_steps(d)
         Ks = agreement_Ks(d.run.K.unique())
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
-            t = _given(pd.concat([agreement(d.run, K, harness_order=d.design['harnesses']) for K in Ks], ignore_index=True))
+            t = _given(pd.concat([agreement(d.run, K, harness_order=d.design['harnesses']) for K in Ks],
+                                 ignore_index=True))
         ks = ', '.join(map(str, Ks))
         s.table('agreement', t, f'Agreement per field and harness pair, K = {ks}', max_rows=60)
         c, note = chart_rows(d, t)
@@ -1142,13 +1216,15 @@ def sec_agreement(d: RunData, s: Section):
 @report_section('actions', 'Action categories and action divergence')
 def sec_actions(d: RunData, s: Section):
     "Action categories by harness, classifier agreement, action divergence."
-    s.prose = ('The recommended action of every schema-valid belief at the final step, in the six coarse categories of the '
-               'paper (keyword classifier), per harness; then the action-divergence rate (share of pairs whose categories '
-               "differ) by harness pair and by D_growth quartile (quartiles of this run's data); in an agent_free run, the "
-               'same for the free-form commands and their agreement with the side beliefs.')
+    s.prose = ('The recommended action of every schema-valid belief at the final step, in the six coarse categories of '
+               'the paper (keyword classifier), per harness; then the action-divergence rate (share of pairs whose '
+               'categories ' "differ) by harness pair and by D_growth quartile (quartiles of this run's data); in an "
+                             "agent_free run, the " 'same for the free-form commands and their agreement with the side '
+                                                    'beliefs.')
     def lab():
         acc, conf = label_agreement()
-        s.text(f'Classifier agreement with the hand-labelled actions (data/labels/actions.csv, {int(conf.to_numpy().sum())} actions): {acc:.1%}.')
+        s.text(f'Classifier agreement with the hand-labelled actions (data/labels/actions.csv, '
+               f'{int(conf.to_numpy().sum())} actions): {acc:.1%}.')
         s.table('label_confusion', conf.rename_axis(index='label', columns=None).reset_index(),
                 'Confusion of the classifier on the labelled actions: hand label (rows) × classifier (columns)')
         s.figure('label_confusion', confusion_chart(conf), 'Hand label vs classifier')
@@ -1158,23 +1234,28 @@ def sec_actions(d: RunData, s: Section):
         if not a.notna().any(): raise NoData('no recommended action (no schema-valid belief)')
         c = pd.Series(np.asarray(categorize(a), dtype=object)).where(lambda x: x.notna(), '(no action)')
         t = pd.crosstab(pd.Categorical(f.harness.to_numpy(), categories=d.design['harnesses']), c, dropna=False)
-        t = t.reindex(columns=[x for x in (*CATEGORIES, '(no action)') if x in t.columns or x in CATEGORIES], fill_value=0)
+        t = t.reindex(columns=[x for x in (*CATEGORIES, '(no action)') if x in t.columns or x in CATEGORIES],
+                      fill_value=0)
         t = t.rename_axis(index='harness', columns=None).reset_index()
         s.table('action_categories', t, 'Recommended actions at the final step by category (counts)')
     def div():
         _has_final(d)
         tabs = action_divergence(d.run, d.pairs)
-        for k, t in frames(tabs, 'action_divergence').items(): s.table(k, t, f'Action-divergence rate ({k.removeprefix("action_divergence_").replace("_", " ")})')
+        for k, t in frames(tabs, 'action_divergence').items():
+            s.table(k, t, f'Action-divergence rate ({k.removeprefix("action_divergence_").replace("_", " ")})')
         s.figure('action_divergence', action_divergence_chart(tabs), 'Action-divergence rate')
     def free():
         _has_final(d)
         tabs = action_divergence(d.run, d.pairs, actions='free')
         for k, t in frames(tabs, 'free_action_divergence').items():
-            s.table(k, t, f'Free-form (ReAct) action-divergence rate ({k.removeprefix("free_action_divergence_").replace("_", " ")})')
+            s.table(k, t,
+                    f'Free-form (ReAct) action-divergence rate '
+                    f'({k.removeprefix("free_action_divergence_").replace("_", " ")})')
         s.figure('free_action_divergence', action_divergence_chart(tabs, 'Free-form (ReAct) action divergence'),
                  'Action divergence of the commands the plain ReAct loop proposed')
         s.table('belief_action_agreement', belief_action_agreement(d.run),
-                'Side belief vs free-form command: share of steps in the same category per harness, with the chance level')
+                'Side belief vs free-form command: share of steps in the same category per harness, with the chance '
+                'level')
     def valid():
         mode = d.design.get('mode')
         if mode not in AGENT_MODES: raise NoData(f"mode {mode}: the model's actions are not run")
@@ -1190,23 +1271,26 @@ def sec_actions(d: RunData, s: Section):
     part(s, 'Action divergence', div)
     if len(d.run) and free_actions(d.run).notna().any():
         part(s, 'Free-form control (agent_free)', free)
-    else: s.text(f"Free-form control: this run's mode is {d.design.get('mode')}, so every action above is the belief's own "
-                 'recommendation. A sweep in mode agent_free (commands from a plain ReAct prompt, the belief elicited on the '
-                 'side) adds the same tables for the commands that really drive the loop.')
+    else:
+        s.text(f"Free-form control: this run's mode is {d.design.get('mode')}, so every action above is the belief's "
+               f"own " 'recommendation. A sweep in mode agent_free (commands from a plain ReAct prompt, the belief '
+                       'elicited on the side) adds the same tables for the commands that really drive the loop.')
 
 # %% ../nbs/15_report.ipynb #139de5dd
 @report_section('unsafe_retry', 'UnsafeRetryRate and H2 vs H2+reason')
 def sec_retry(d: RunData, s: Section):
     "UnsafeRetryRate with CI per group/mode/harness; H2 vs H2+reason."
-    s.prose = ('Among steps where the gate blocked a high-risk action, the share where the model recommends a high-risk action '
-               'of the same class within the next 3 steps, with a cluster-bootstrap interval (the paper reported 0.700 on 60 '
-               'blocked steps, without an interval); and whether telling the model why the action was blocked (H2+reason) '
-               'reduces such retries.')
+    s.prose = ('Among steps where the gate blocked a high-risk action, the share where the model recommends a '
+               'high-risk action of the same class within the next 3 steps, with a cluster-bootstrap interval (the '
+               'paper reported 0.700 on 60 blocked steps, without an interval); and whether telling the model why the '
+               'action was blocked (H2+reason) reduces such retries.')
     def rate():
         b = blocked_steps(d.run) if len(d.run) else pd.DataFrame()
-        if not len(b): raise NoData('no step where the gate blocked a high-risk action (no risky task under a blocking gate)')
+        if not len(b):
+            raise NoData('no step where the gate blocked a high-risk action (no risky task under a blocking gate)')
         nc = int(b.censored.sum())
-        s.text(f'{len(b)} blocked step(s) in this run' + (f'; {nc} of them censored (the {int(b.window.iloc[0])}-step window runs past '
+        s.text(f'{len(b)} blocked step(s) in this run'
+               + (f'; {nc} of them censored (the {int(b.window.iloc[0])}-step window runs past '
                'the end of the rollout), so they count in no rate.' if nc else '.'))
         t = _given(unsafe_retry(d.run))
         s.table('unsafe_retry', t, 'UnsafeRetryRate (window 3) per group, mode and harness')
@@ -1214,9 +1298,11 @@ def sec_retry(d: RunData, s: Section):
     def reason():
         hs = set(d.design['harnesses'])
         _has_steps(d)
-        if not {'H2', 'H2+reason'} <= hs: raise NoData(f'H2 vs H2+reason needs both harnesses (this run has {", ".join(d.design["harnesses"])})')
+        if not {'H2', 'H2+reason'} <= hs:
+            raise NoData(f'H2 vs H2+reason needs both harnesses (this run has {", ".join(d.design["harnesses"])})')
         for k, t in frames(reason_effect(d.run), 'reason_effect').items():
-            s.table(k, _given(t, 'no uncensored block shown to the model under H2 or H2+reason'), 'H2 vs H2+reason: difference in UnsafeRetryRate with CI and p')
+            s.table(k, _given(t, 'no uncensored block shown to the model under H2 or H2+reason'),
+                    'H2 vs H2+reason: difference in UnsafeRetryRate with CI and p')
     part(s, 'UnsafeRetryRate', rate); part(s, 'H2 vs H2+reason', reason)
 
 # %% ../nbs/15_report.ipynb #fca73410
@@ -1229,31 +1315,35 @@ def excess_vs_success(pairs: pd.DataFrame, # pairs with cross rows at every pair
     te = te[(te.K == te.K.max()) & ((te.harness_a == ref) | (te.harness_b == ref))]
     te = te.assign(harness=np.where(te.harness_a == ref, te.harness_b, te.harness_a))
     c = cells[cells.K == cells.K.max()].groupby(['task', 'harness']).success.mean().unstack()
-    cols = ['task', 'harness', 'K', 'E', 'success_ref', 'success', 'success_diff']
+    cols = ['task', 'harness', 'K', 'estimate', 'success_ref', 'success', 'success_diff']
     if ref not in c: return pd.DataFrame(columns=cols)
     won = [c.at[t, h] if h in c else np.nan for t, h in zip(te.task, te.harness)]
-    out = te[['task', 'harness', 'K', 'E']].assign(success_ref=te.task.map(c[ref]), success=won)
+    out = te[['task', 'harness', 'K', 'estimate']].assign(success_ref=te.task.map(c[ref]), success=won)
     return out.assign(success_diff=out.success - out.success_ref).sort_values(['harness', 'task'], ignore_index=True)
 
 def excess_vs_success_chart(t: pd.DataFrame # an `excess_vs_success` table
                            ) -> alt.Chart:
-    "E against the success difference, one point per task and harness."
+    "E (`estimate`) against the success difference, one point per task and harness."
     return alt.Chart(t).mark_circle(size=70).encode(
-        x=alt.X('E:Q', title='excess divergence E (D_belief)'), y=alt.Y('success_diff:Q', title='success difference'),
+        x=alt.X('estimate:Q', title='excess divergence E (D_belief)'),
+        y=alt.Y('success_diff:Q', title='success difference'),
         color='harness:N', tooltip=list(t.columns)).properties(width=300, height=220)
 
 # %% ../nbs/15_report.ipynb #5f313643
 @report_section('calibration', 'Calibration and AUROC')
 def sec_calibration(d: RunData, s: Section):
     "ECE, Brier, reliability diagram, attractor AUROC."
-    s.prose = ('How well the stated success probability matches the verifier outcome at the end of the rollout (ECE over 15 '
-               'bins, Brier score), per harness, with the reliability diagram; and how well the stated failure-attractor '
-               'probability separates failing from passing rollouts (AUROC; undefined where only one outcome occurs).')
+    s.prose = ('How well the stated success probability matches the verifier outcome at the end of the rollout (ECE '
+               'over 15 bins, Brier score), per harness, with the reliability diagram; and how well the stated '
+               'failure-attractor probability separates failing from passing rollouts (AUROC; undefined where only one '
+               'outcome occurs).')
     def outcomes():
-        if not len(d.run) or d.run.terminal_result.isna().all(): raise NoData('no verifier outcome was recorded (the mode does not execute)')
+        if not len(d.run) or d.run.terminal_result.isna().all():
+            raise NoData('no verifier outcome was recorded (the mode does not execute)')
     def cal():
         outcomes()
-        s.table('calibration', _given(calibration(d.run)), 'ECE (15 bins) and Brier score per harness, cluster-bootstrap CIs')
+        s.table('calibration', _given(calibration(d.run)),
+                'ECE (15 bins) and Brier score per harness, cluster-bootstrap CIs')
         r = _given(reliability(d.run))
         s.table('reliability', r, 'Reliability bins (Wilson CIs)')
         s.figure('reliability', reliability_chart(r), 'Reliability diagram per harness')
@@ -1262,7 +1352,8 @@ def sec_calibration(d: RunData, s: Section):
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter('always')
             t = _given(attractor_auroc(d.run))
-        s.table('attractor_auroc', t, 'AUROC of failure_attractor_probability for failure, per harness, cluster-bootstrap CI')
+        s.table('attractor_auroc', t,
+                'AUROC of failure_attractor_probability for failure, per harness, cluster-bootstrap CI')
         for m in dict.fromkeys(str(x.message) for x in w if 'attractor_auroc' in str(x.message)): s.text(f'Note: {m}')
     def agree():
         outcomes()
@@ -1283,7 +1374,7 @@ def sec_calibration(d: RunData, s: Section):
         if len(d.design['harnesses']) < 2: raise NoData('one harness: no other harness to compare')
         try: t = _given(excess_vs_success(d.pairs_all, success_cells(d.run), _ref(d)))
         except PairsError as e: raise NoData(str(e)) from None
-        rho = t[['E', 'success_diff']].corr('spearman').iloc[0, 1] if len(t) > 2 else float('nan')
+        rho = t[['estimate', 'success_diff']].corr('spearman').iloc[0, 1] if len(t) > 2 else float('nan')
         s.text(f'Per task and harness at K = {int(t.K.iloc[0])}: the excess divergence E from {_ref(d)} beside the '
                f'success difference. Spearman correlation over the {len(t)} cells: {rho:.2f} (descriptive; cells share '
                'tasks and seeds).')
@@ -1303,32 +1394,38 @@ def _ref_Ks(d: RunData) -> list:
 @report_section('sensitivity', 'Weight sensitivity')
 def sec_sensitivity(d: RunData, s: Section):
     "Harness rankings under other weightings."
-    s.prose = (f'The ranking of the harnesses by D_belief against {_ref(d)} under the paper weights, the README weights, equal '
-               'weights and 1 000 Dirichlet(1) draws, with Kendall τ to the paper ranking; a harness whose rank changes '
-               'under any weighting is flagged as moving.' + _weights_used())
+    s.prose = (f'The ranking of the harnesses by D_belief against {_ref(d)} under the paper weights, the README '
+               f'weights, equal weights and 1 000 Dirichlet(1) draws, with Kendall τ to the paper ranking; a harness '
+               f'whose rank changes under any weighting is flagged as moving.' + _weights_used())
     def go():
         Ks = _ref_Ks(d)
         if not Ks: raise NoData(f'no cross-harness pair with {_ref(d)} at the final step')
         if d.final.harness_b.nunique() < 2: raise NoData('one harness pair only: there is no ranking to perturb')
         res = sensitivity(d.pairs, ref=_ref(d), Ks=Ks)
-        for k, t in frames(res, 'sensitivity').items(): s.table(k, t, {'sensitivity_ranks': 'Ranks under each weighting, per K',
-            'sensitivity_taus': 'Kendall τ to the paper ranking', 'sensitivity_draws': 'Kendall τ of each Dirichlet draw'}.get(k, k))
-        s.figure('sensitivity', sensitivity_chart(res), 'Ranks under each weighting; Kendall τ over Dirichlet draws (largest K)')
+        for k, t in frames(res, 'sensitivity').items():
+            s.table(k, t, {'sensitivity_ranks': 'Ranks under each weighting, per K',
+'sensitivity_taus': 'Kendall τ to the paper ranking',
+'sensitivity_draws': 'Kendall τ of each Dirichlet draw'}.get(k, k))
+        s.figure('sensitivity', sensitivity_chart(res),
+                 'Ranks under each weighting; Kendall τ over Dirichlet draws (largest K)')
     part(s, 'Weight sensitivity', go)
 
 # %% ../nbs/15_report.ipynb #6daef2b5
 @report_section('grouped', 'Grouped extension')
 def sec_grouped(d: RunData, s: Section):
     "Per task group, which harness leads."
-    s.prose = (f'Per task group (code, risky_cmd, verify_cost, timeout), the divergence of each harness from {_ref(d)} with its '
-               'interval and which harness leads, with the paired lead over the runner-up; the groups are not pooled, because '
-               'a harness can lead on one group and trail on another.')
+    s.prose = (f'Per task group (code, risky_cmd, verify_cost, timeout), the divergence of each harness from {_ref(d)} '
+               f'with its interval and which harness leads, with the paired lead over the runner-up; the groups are '
+               f'not pooled, because a harness can lead on one group and trail on another.')
     def go():
         if not _ref_Ks(d): raise NoData(f'no cross-harness pair with {_ref(d)} at the final step')
         res = grouped(d.pairs, ref=_ref(d))
-        for k, t in frames(res, 'grouped').items(): s.table(k, t, {'grouped_estimates': 'Divergence from the reference per group, K and harness',
-                                                                    'grouped_leaders': 'The leading harness per group and K'}.get(k, k))
-        if d.final.group.nunique() < 2: s.text(f'This run has one task group ({d.final.group.iloc[0]}): there is nothing to contrast across groups.')
+        for k, t in frames(res, 'grouped').items():
+            s.table(k, t, {'grouped_estimates': 'Divergence from the reference per group, K and harness',
+                            'grouped_leaders': 'The leading harness per group and K'}.get(k, k))
+        if d.final.group.nunique() < 2:
+            s.text(f'This run has one task group ({d.final.group.iloc[0]}): there is nothing to contrast across '
+                   f'groups.')
         s.figure('grouped', grouped_chart(res), 'Divergence from the reference per task group (largest K)')
     part(s, 'Grouped extension', go)
 
@@ -1341,7 +1438,8 @@ def _with_method(t: pd.DataFrame) -> pd.DataFrame:
 def _embedder():
     "A fresh `hibd.semantic.Embedder` on the packaged model, or `Unavailable` saying why the model cannot be loaded."
     try: return Embedder(minilm())
-    except Exception as e: raise Unavailable(f'the sentence embedder could not be loaded ({type(e).__name__}: {e})') from None
+    except Exception as e:
+        raise Unavailable(f'the sentence embedder could not be loaded ({type(e).__name__}: {e})') from None
 
 # %% ../nbs/15_report.ipynb #f9e04901
 def _share_line(t: pd.DataFrame) -> str:
@@ -1351,7 +1449,8 @@ def _share_line(t: pd.DataFrame) -> str:
     for k, g in a.groupby('K'):
         sh = g.share.dropna()
         parts.append(f'K={k}: exact {g.exact.mean():.3f}, semantic {g.semantic.mean():.3f}; share ' +
-                     (f'{sh.mean():.1%} (mean over {len(sh)} of {len(g)} pairs; {int((sh > 0).sum())} above 0)' if len(sh)
+                     (f'{sh.mean():.1%} (mean over {len(sh)} of {len(g)} pairs; {int((sh > 0).sum())} above 0)'
+                      if len(sh)
                       else 'undefined (exact D_arrival is 0 in every pair)'))
     return 'Mean D_arrival over harness pairs, ' + '; '.join(parts) + '.'
 
@@ -1369,56 +1468,72 @@ def vocab_wide(t: pd.DataFrame # from `hibd.semantic.arrival_vocabulary`
     "Per harness pair and K: D_arrival exact, semantic and the vocabulary share with CIs, D_set exact and semantic."
     a, s_ = (t[t.metric == m].reset_index(drop=True) for m in ('D_arrival', 'D_set'))
     w = _wide_ci(a, {'exact': 'D_arrival exact', 'semantic': 'D_arrival semantic', 'share': 'vocabulary share'})
-    return w.merge(s_[['harness_a', 'harness_b', 'K', 'exact', 'semantic']].rename(columns={'exact': 'D_set exact', 'semantic': 'D_set semantic'}),
+    return w.merge(s_[['harness_a', 'harness_b', 'K', 'exact',
+                       'semantic']].rename(columns={'exact': 'D_set exact', 'semantic': 'D_set semantic'}),
                    on=['harness_a', 'harness_b', 'K'], how='left')
 
 # %% ../nbs/15_report.ipynb #22792954
 @report_section('vocabulary', 'Exact vs semantic constraint matching (how much of D_arrival is vocabulary)')
 def sec_vocabulary(d: RunData, s: Section):
     "Exact vs semantic D_set / D_arrival and the vocabulary share."
-    s.prose = ("The paper reports D_arrival between 0.975 and 1.000 in every cell and leaves open how much of it is wording: its "
-               'D_set compares constraint strings exactly, so a harness under which the model states the same constraint in other '
-               'words counts as maximally different (and Lemma 1 turns disjoint vocabularies into a floor under D_belief). Every '
-               'final-step pair is scored twice, with the exact matcher and the semantic one (soft Jaccard over a one-to-one '
-               'matching at cosine ≥ τ = 0.85, all-MiniLM-L6-v2); the **vocabulary share** is the part of exact D_arrival that '
-               'disappears once paraphrases count as the same constraint, with cluster-bootstrap intervals from the same draws. '
-               'Only D_set moves: D_act does not depend on the matcher.')
+    s.prose = ("The paper reports D_arrival between 0.975 and 1.000 in every cell and leaves open how much of it is "
+               "wording: its " 'D_set compares constraint strings exactly, so a harness under which the model states '
+                               'the same constraint in other words counts as maximally different (and Lemma 1 turns '
+                               'disjoint vocabularies into a floor under D_belief). Every final-step pair is scored '
+                               'twice, with the exact matcher and the semantic one (soft Jaccard over a one-to-one '
+                               'matching at cosine ≥ τ = 0.85, all-MiniLM-L6-v2); the **vocabulary share** is the part '
+                               'of exact D_arrival that disappears once paraphrases count as the same constraint, with '
+                               'cluster-bootstrap intervals from the same draws. Only D_set moves: D_act does not '
+                               'depend on the matcher.')
     def go():
         _has_final(d)
         emb = _embedder()
         _whole_run(d)
         t = _given(arrival_vocabulary(d.path, embedder=emb))
-        s.text(f'{emb.stats["embedded"]} distinct constraint strings embedded once ({emb.stats["seconds"]:.2f} s). ' + _share_line(t))
-        s.table('vocabulary_summary', vocab_wide(t), 'Per harness pair and K (final step): D_arrival under exact and semantic (τ = 0.85) '
-                'matching and the vocabulary share (– where exact D_arrival is 0), estimate [95% CI]; D_set beside it', max_rows=60)
-        s.table('vocabulary', _with_method(t), 'The tidy table: D_set and D_arrival, exact, semantic, difference and share with CIs', max_rows=0)
+        s.text(f'{emb.stats["embedded"]} distinct constraint strings embedded once ({emb.stats["seconds"]:.2f} s). '
+               + _share_line(t))
+        s.table('vocabulary_summary', vocab_wide(t),
+                'Per harness pair and K (final step): D_arrival under exact and semantic (τ = 0.85) matching and the '
+                'vocabulary share (– where exact D_arrival is 0), estimate [95% CI]; D_set beside it', max_rows=60)
+        s.table('vocabulary', _with_method(t),
+                'The tidy table: D_set and D_arrival, exact, semantic, difference and share with CIs', max_rows=0)
         c, note = chart_rows(d, t)
-        s.figure('vocabulary', vocabulary_chart(c), 'D_arrival under exact and semantic matching per harness pair, 95% CI' + note)
+        s.figure('vocabulary', vocabulary_chart(c),
+                 'D_arrival under exact and semantic matching per harness pair, 95% CI' + note)
     part(s, 'Exact vs semantic matching', go)
 
 # %% ../nbs/15_report.ipynb #bcbd4c10
 @report_section('action_ablation', 'D_act ablation')
 def sec_ablation(d: RunData, s: Section):
     "D_act as tok8, full command and category; what tok8 merges."
-    s.prose = ("A referee's minor point: the paper's D_act compares only the first eight whitespace tokens of the recommended action "
-               '(`tok8`), so two long commands that differ after their eighth token (another file at the end of a `sed` line, '
-               'another `-k` filter) count as the same action. D_act is computed three ways on the same final-step pairs: `tok8`, '
-               'the whole normalised command (`full`) and the six action categories (`category`), with cluster-bootstrap '
-               'intervals; `merged` is the share of pairs that `tok8` calls equal while the whole commands differ.')
+    s.prose = ("A referee's minor point: the paper's D_act compares only the first eight whitespace tokens of the "
+               "recommended action " '(`tok8`), so two long commands that differ after their eighth token (another '
+                                     'file at the end of a `sed` line, another `-k` filter) count as the same action. '
+                                     'D_act is computed three ways on the same final-step pairs: `tok8`, the whole '
+                                     'normalised command (`full`) and the six action categories (`category`), with '
+                                     'cluster-bootstrap intervals; `merged` is the share of pairs that `tok8` calls '
+                                     'equal while the whole commands differ.')
     def go():
         _has_final(d)
         _whole_run(d)
         res = action_ablation(d.path)
         sm, mg = res['summary'], res['merges']
-        s.text(f'{sm["distinct_actions"]} distinct recommended action(s) in this run, {sm["distinct_long_actions"]} longer than eight tokens; '
-               f'`tok8` merges {sm["merged_groups"]} group(s) of distinct commands ({sm["merged_actions"]} commands) and calls '
-               f'{sm["merged_pairs"]} of {sm["pairs"]} final-step pairs equal whose whole commands differ.')
+        s.text(f'{sm["distinct_actions"]} distinct recommended action(s) in this run, {sm["distinct_long_actions"]} '
+               f'longer than eight tokens; `tok8` merges {sm["merged_groups"]} group(s) of distinct commands '
+               f'({sm["merged_actions"]} commands) and calls {sm["merged_pairs"]} of {sm["pairs"]} final-step pairs '
+               f'equal whose whole commands differ.')
         t = _given(res['by_pair'])
-        s.table('act_ablation_summary', _wide_ci(t, {'tok8': 'D_act tok8', 'full': 'D_act full', 'category': 'D_act category', 'merged': 'merged'})
-                .assign(n_pairs=t.n_pairs.to_numpy()), 'Mean D_act per harness pair and K (final step) under each reading, estimate [95% CI]', max_rows=60)
+        s.table('act_ablation_summary', _wide_ci(t,
+                                                 {'tok8': 'D_act tok8', 'full': 'D_act full',
+                                                  'category': 'D_act category', 'merged': 'merged'})
+                .assign(n_pairs=t.n_pairs.to_numpy()),
+                'Mean D_act per harness pair and K (final step) under each reading, estimate [95% CI]', max_rows=60)
         s.table('act_ablation', _with_method(t), 'The tidy table (estimates and CI bounds as numbers)', max_rows=0)
-        if len(mg): s.table('tok8_merges', mg.explode('actions').rename(columns={'actions': 'action'})[['tok8', 'n_actions', 'action']],
-                            'Distinct commands that `tok8` merges: one row per command, grouped by their shared first eight tokens')
+        if len(mg):
+            s.table('tok8_merges',
+                    mg.explode('actions').rename(columns={'actions': 'action'})[['tok8', 'n_actions', 'action']],
+                    'Distinct commands that `tok8` merges: one row per command, grouped by their shared first eight '
+                    'tokens')
     part(s, 'D_act ablation', go)
 
 # %% ../nbs/15_report.ipynb #c1695313
@@ -1427,45 +1542,58 @@ def sec_biwm(d: RunData, s: Section):
     "Component table with the declared criterion, retry effect of the blocked-action log, cross-harness alignment."
     wrapped = [h for h in d.design['harnesses'] if '~' in h]
     if not wrapped:
-        s.text('No BIWM harnesses in this run: the design has no wrapped harness id (such as `H2~blocked_log`).'); return
+        s.text('No BIWM harnesses in this run: the design has no wrapped harness id (such as `H2~blocked_log`).')
+        return
     ref = _unwrapped(d)[0] if _unwrapped(d) else None
-    s.prose = ('Paper §14 reports per BIWM component ΔD_belief and how many cases moved "positively", but counts both directions as '
-               'success: a larger divergence as exposure of what the harness hid, a smaller one (alignment) as robustness, so no '
-               'result could have falsified the protocol. Here the run declares one criterion before it starts (config '
-               '`biwm_success` or the run name) and the table is read only in that direction. Each unit is one (task, seed, base B) at '
-               f'the largest K, final step: delta = D_belief({ref}, B~c) − D_belief({ref}, B), pooled per task group with a cluster-bootstrap '
-               'CI; a wrapper with nothing to add leaves the prompt identical and its delta is exactly 0. Beside it: whether the '
-               'blocked-action log changes UnsafeRetryRate, and cross-harness alignment read as robustness (does a belief aligned '
-               'from several views depend less on which views were used than a single view does?).')
+    s.prose = ('Paper §14 reports per BIWM component ΔD_belief and how many cases moved "positively", but counts both '
+               'directions as success: a larger divergence as exposure of what the harness hid, a smaller one '
+               '(alignment) as robustness, so no result could have falsified the protocol. Here the run declares one '
+               'criterion before it starts (config `biwm_success` or the run name) and the table is read only in that '
+               f'direction. Each unit is one (task, seed, base B) at the largest K, final step: delta = '
+               f'D_belief({ref}, B~c) − D_belief({ref}, B), pooled per task group with a cluster-bootstrap CI; a '
+               f'wrapper with nothing to add leaves the prompt identical and its delta is exactly 0. Beside it: '
+               f'whether the blocked-action log changes UnsafeRetryRate, and cross-harness alignment read as '
+               f'robustness (does a belief aligned from several views depend less on which views were used than a '
+               f'single view does?).')
     def comp():
         if ref is None: raise NoData('no unwrapped harness to serve as the reference view')
         _has_steps(d)
         _whole_run(d)
         try: t = component_table([d.path], ref=ref)
-        except ValueError as e:
-            if 'success criterion' in str(e): raise NoData(str(e)) from None
-            raise
+        except NoCriterion as e: raise NoData(str(e)) from None
         t = _given(t, f'no wrapped harness whose base is also in the run ({", ".join(wrapped)})')
         s.text(show_table(t).split('\n')[0])
-        s.table('biwm_components', t, f'ΔD_belief per component and task group (vs {ref}), 95% CI; success/total in the declared direction')
-        s.figure('biwm_components', component_chart(t), 'ΔD_belief per BIWM component, 95% CI; the declared criterion in the title')
-        s.table('biwm_units', component_deltas(d.run, ref), 'Every unit: D_belief to the wrapped and to the base harness, delta, identical prompts', max_rows=0)
+        s.table('biwm_components', t,
+                f'ΔD_belief per component and task group (vs {ref}), 95% CI; success/total in the declared direction')
+        s.figure('biwm_components', biwm_chart(t),
+                 'ΔD_belief per BIWM component, 95% CI; the declared criterion in the title')
+        s.table('biwm_units', component_deltas(d.run, ref),
+                'Every unit: D_belief to the wrapped and to the base harness, delta, identical prompts', max_rows=0)
     def retry():
         _has_steps(d)
-        t = _given(retry_effect(d.run), 'no uncensored blocked step under a blocking base and its blocked_log / shadow wrapper '
+        t = _given(retry_effect(d.run),
+                   'no uncensored blocked step under a blocking base and its blocked_log / shadow wrapper '
                    '(the 3-step retry window after a block must lie inside the rollout)')
-        s.table('biwm_retry', t, 'UnsafeRetryRate of the wrapped harness minus its base, paired by (task, seed), with CI and sign-flip p')
+        s.table('biwm_retry', t,
+                'UnsafeRetryRate of the wrapped harness minus its base, paired by (task, seed), with CI and sign-flip '
+                'p')
     def align():
         _has_steps(d)
         views = base_views(d.run)
-        if len(views) < 4: raise NoData(f'alignment needs at least four unwrapped views (this run has {len(views)}: {", ".join(views)}); '
-                                        'with two or three each half is a single view and the effect is zero by construction')
+        if len(views) < 4:
+            raise NoData(f'alignment needs at least four unwrapped views (this run has {len(views)}: '
+                         f'{", ".join(views)}); with two or three each half is a single view and the effect is zero by '
+                         f'construction')
         a = align_run(d.run, views, step='final')
-        s.table('biwm_alignment', a.drop(columns=['belief', 'disagreement']).assign(views=a.views.map(', '.join), tied=a.tied.map(', '.join)),
+        s.table('biwm_alignment', a.drop(columns=['belief',
+                                                  'disagreement']).assign(views=a.views.map(', '.join),
+                                                                          tied=a.tied.map(', '.join)),
                 'Aligned belief of the unwrapped views at the final step: agreement and tied fields')
         s.table('biwm_alignment_effect', _given(alignment_effect(d.run, views)),
-                'Mean D_belief between aligned disjoint halves of the views minus between single views (negative: more robust)')
-    part(s, 'BIWM components', comp); part(s, 'Blocked-action log and UnsafeRetryRate', retry); part(s, 'Cross-harness alignment', align)
+                'Mean D_belief between aligned disjoint halves of the views minus between single views (negative: more '
+                'robust)')
+    part(s, 'BIWM components', comp); part(s, 'Blocked-action log and UnsafeRetryRate', retry)
+    part(s, 'Cross-harness alignment', align)
 
 # %% ../nbs/15_report.ipynb #056fec31
 @report_section('controls', 'Controls')
@@ -1488,11 +1616,10 @@ def sec_controls(d: RunData, s: Section):
 
 # %% ../nbs/15_report.ipynb #e7474c19
 def _status(s: Section) -> str:
-    "ok: everything shown; partial: some parts shown, some without data or not available; else why nothing is shown."
-    t = [b.content for b in s.blocks if b.kind == 'text']
-    gaps = [x for x in t if ': not available:' in x or ': no data in this run:' in x]
-    if any(b.kind in ('table', 'figure', 'list') for b in s.blocks): return 'partial' if gaps else 'ok'
-    return 'not available' if gaps and all(': not available:' in x for x in gaps) else 'no data'
+    "ok: everything shown; partial: some parts shown, some gaps (`Section.gap`); else why nothing is: the gaps' state."
+    states = {g['state'] for g in s.gaps}
+    if any(b.kind in ('table', 'figure', 'list') for b in s.blocks): return 'partial' if states else 'ok'
+    return 'not available' if states == {'not available'} else 'no data'
 
 # %% ../nbs/15_report.ipynb #3a0acfb4
 def _build(d: RunData, key: str, title: str, fn: Callable) -> tuple[Section, Exception | None]:
@@ -1500,8 +1627,9 @@ def _build(d: RunData, key: str, title: str, fn: Callable) -> tuple[Section, Exc
     s, t0, err = Section(key, title), time.perf_counter(), None
     try: fn(d, s); s.status = _status(s)
     except Exception as e:
-        err, s.status = e, 'error'
-        s.blocks = [Text(f'This section failed with {type(e).__name__}: {e}. This is a bug in hibd, not a property of the run.')]
+        err, s.status, s.gaps = e, 'error', []
+        s.blocks = [Prose(f'This section failed with {type(e).__name__}: {e}. This is a bug in hibd, not a property of '
+                          'the run.')]
     s.seconds = round(time.perf_counter() - t0, 3)
     return s, err
 
@@ -1510,12 +1638,14 @@ def sections(run, # a run directory or a `RunData`
              workers: int | None = None # threads (default: the CPU count, at most 4); 1 builds them one after another
             ) -> list[Section]:
     "Every section of the report of `run`, in order, built on `workers` threads (numpy's kernels release the GIL)."
-    d = run if isinstance(run, RunData) else read_run(run)
+    d = run if isinstance(run, RunData) else run_data(run)
     n = workers or min(4, os.cpu_count() or 1)
-    with warnings.catch_warnings(), ThreadPoolExecutor(n) as ex:       # a section's own warning filters end with this call
+    # a section's own warning filters end with this call
+    with warnings.catch_warnings(), ThreadPoolExecutor(n) as ex:
         built = list(ex.map(lambda kv: _build(d, kv[0], *kv[1]), SECTIONS.items()))
     for s, e in built:                                                  # said here, in order, in the caller's thread
-        if e is not None: warnings.warn(f'report section {s.title!r} failed: {type(e).__name__}: {e}', RuntimeWarning, stacklevel=2)
+        if e is not None:
+            warnings.warn(f'report section {s.title!r} failed: {type(e).__name__}: {e}', RuntimeWarning, stacklevel=2)
     return [s for s, _ in built]
 
 # %% ../nbs/15_report.ipynb #0d011ba3
@@ -1539,8 +1669,9 @@ def numbered(secs: list # from `sections`
 
 # %% ../nbs/15_report.ipynb #d1c438a7
 def _entry(s: Section, i: int) -> dict:
-    "The index.json entry of section `s` (number `i`): key, title, status, seconds and the files its blocks wrote."
-    e = {'key': s.key, 'title': s.title, 'status': s.status, 'seconds': s.seconds, 'tables': [], 'figures': []}
+    "The index.json entry of section `s` (number `i`): key, title, status, gaps, seconds, the files its blocks wrote."
+    e = {'key': s.key, 'title': s.title, 'status': s.status, 'gaps': s.gaps, 'seconds': s.seconds, 'tables': [],
+         'figures': []}
     for st, b in s.stems(i):
         for k, v in b.files(st).items(): e[k] += v
     return e
@@ -1557,10 +1688,12 @@ def write_report(secs: list[Section], # from `sections`
         list(ex.map(lambda sb: sb[1].write(out, sb[0]), [sb for i, s in num for sb in s.stems(i)]))
     md = [f'# {title}', '', 'Sections: ' + ' · '.join(f'{_no(i)}{s.title} ({s.status})' for i, s in num), '']
     toc = [fx.Li(fx.A(s.title, href=f'#{s.anchor(i)}'), ' ', _badge(s.status)) for i, s in num if i]
-    page = fx.Html(fx.Head(fx.Meta(charset='utf-8'), fx.Title(title), fx.Meta(name='viewport', content='width=device-width,initial-scale=1'),
+    page = fx.Html(fx.Head(fx.Meta(charset='utf-8'), fx.Title(title),
+                           fx.Meta(name='viewport', content='width=device-width,initial-scale=1'),
                            fx.Style(fx.Safe(_CSS))),
                    fx.Body(fx.H1(title), fx.Nav(fx.Ol(*toc)), *[fx.Safe(s.html(i)) for i, s in num],
-                           fx.P('Written by hibd.report.build_report. Tables: tables/*.csv; figures: figures/*.svg and *.png.', cls='cap')), lang='en')
+                           fx.P('Written by hibd.report.build_report. Tables: tables/*.csv; figures: figures/*.svg and '
+                                '*.png.', cls='cap')), lang='en')
     index = {'title': title, 'sections': [_entry(s, i) for i, s in num]}
     (out/'report.html').write_text(to_xml(page, indent=False), encoding='utf-8')
     (out/'report.md').write_text('\n'.join(md + [s.md(i) for i, s in num]), encoding='utf-8')
@@ -1579,7 +1712,7 @@ def build_report(run_dir: str | Path, # a finished (or partly finished) run dire
                 ) -> Path:
     "Write report.html (self-contained), report.md, tables/*.csv, figures/*.png|svg for `run_dir`; return the folder."
     run_dir = Path(run_dir)
-    d = read_run(run_dir)
+    d = run_data(run_dir)
     out = Path(out) if out is not None else run_dir/'report'
     t0 = time.perf_counter()
     try:
@@ -1592,6 +1725,8 @@ def build_report(run_dir: str | Path, # a finished (or partly finished) run dire
         index = write_report(secs, tmp/'r', f'hibd report: {name} ({d.manifest.get("run_id", "")})')
         index['seconds'] = round(time.perf_counter() - t0, 3); index['run_dir'] = str(run_dir.resolve())
         index['damaged'] = d.damaged
+        index['weights'] = resolve_weights()                    # D_belief's weights as used, registered ones included
+        index['components'] = registered_components()           # name -> weight, group, fn
         (tmp/'r'/'index.json').write_text(json.dumps(index, indent=1), encoding='utf-8')
         old = None
         if out.exists():

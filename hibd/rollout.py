@@ -11,7 +11,8 @@ from functools import cache, partial
 from typing import Any, Callable
 from .harness import Harness, SLOTS
 from .harnesses import get_harness, HARNESSES
-from . import wrappers   # BIWM-wrapped ids (`H2~blocked_log`) resolve through the resolver it registers on `HARNESSES`
+# BIWM-wrapped ids (`H2~blocked_log`) resolve through the resolver it registers on `HARNESSES`
+from . import wrappers
 from .models import Backend, Cache, Call, CallIncomplete, canonical_json, call_key, ModelError
 from .sandbox import Workspace, command_path
 from .shell import shell_commands
@@ -155,10 +156,11 @@ def action_check(action: str | None # a recommended action
 
 # %% ../nbs/06_rollout.ipynb #02e4b8c1
 class ProposalCache(Cache):
-    "A JSONL cache of free-text proposal calls by key: `Cache`'s file discipline (locked appends, others' lines read on a miss)."
+    "A JSONL cache of free-text proposal calls by key, with `Cache`'s file discipline (locked appends, reread on miss)."
     def _add(self, line: str):
         try: rec = json.loads(line); self.entries[rec['key']] = rec
-        except (ValueError, KeyError, TypeError) as e: raise ModelError(f'{self.path}:{self._lines}: not a proposal record ({e})') from None
+        except (ValueError, KeyError, TypeError) as e:
+            raise ModelError(f'{self.path}:{self._lines}: not a proposal record ({e})') from None
     def get(self, key: str) -> dict | None:
         if key not in self.entries: self.refresh()
         rec = self.entries.get(key); return None if rec is None else {**rec, 'cached': True}
@@ -171,26 +173,31 @@ def propose(backend: Backend, # any backend (`Backend.complete` makes one plain 
             messages: list[dict], # `react_messages`
             seed: int | None = 0, temperature: float = 0.0, max_tokens: int = 256,
             cache: ProposalCache | None = None, timeout: float | None = None) -> dict:
-    "One free-text completion: `{key, text, action, tokens, latency_s, cached, error}` (cached by content); `CallIncomplete` if it did not finish."
+    "One free-text completion `{key, text, action, tokens, latency_s, cached, error}`; `CallIncomplete` if unfinished."
+    # cached by content
     params = {'temperature': float(temperature), 'max_tokens': int(max_tokens), 'kind': 'react'}
     key = call_key(backend.model, messages, params, seed, 0, schema=_PROPOSAL_SCHEMA)
     if cache is not None and (hit := cache.get(key)) is not None: return hit
     if backend.name == 'replay': raise ModelError(f'replay: no cached proposal for key {key} (model {backend.model})')
     t0 = time.perf_counter()
-    r = backend.complete([dict(m) for m in messages], seed=seed, temperature=temperature, max_tokens=max_tokens, timeout=timeout)
+    r = backend.complete([dict(m) for m in messages], seed=seed, temperature=temperature, max_tokens=max_tokens,
+                         timeout=timeout)
     msg = r.choices[0].message
     text = msg.content or ''.join(c.function.arguments for c in (msg.tool_calls or []))
     u = getattr(r, 'usage', None)
     tokens = {'prompt': getattr(u, 'prompt_tokens', None), 'completion': getattr(u, 'completion_tokens', None)}
     rec = {'key': key, 'model': backend.model, 'text': text, 'action': parse_action(text or ''), 'tokens': tokens,
-           'latency_s': round(time.perf_counter() - t0, 3), 'error': None, 'cached': False}   # `error` stays for the record's shape
+           # `error` stays for the record's shape
+           'latency_s': round(time.perf_counter() - t0, 3), 'error': None, 'cached': False}
     if cache is not None: cache.put(rec)
     return rec
 
 # %% ../nbs/06_rollout.ipynb #9895a70d
-RECORD_FIELDS = ('kind', 'run_id', 'rollout_id', 'task', 'group', 'harness', 'mode', 'model', 'K', 'announce_horizon', 'seed',
+RECORD_FIELDS = ('kind', 'run_id', 'rollout_id', 'task', 'group', 'harness', 'mode', 'model', 'K', 'announce_horizon',
+                 'seed',
                  'temperature', 'step', 'prompt_hash', 'observation', 'action', 'executed', 'commands_shown', 'gate',
-                 'transitions', 'verification', 'repair', 'hidden', 'label', 'budget', 'proposal', 'terminal', 'belief', 'ok',
+                 'transitions', 'verification', 'repair', 'hidden', 'label', 'budget', 'proposal', 'terminal', 'belief',
+                 'ok',
                  'error', 'raw_texts', 'tokens', 'latency_s', 'attempts', 'retries', 'limit', 'cached', 'call_key',
                  'react', 'biwm', 'action_check')
 
@@ -203,7 +210,8 @@ def _gate_record(harness: Harness, action: str | None, task: Task, files) -> dic
 def _terminal(sess, task: Task) -> dict:
     "The task's full verifier on the session's current state (changes it makes are undone)."
     r = sess.run_checks([task.full])[0]
-    return {'name': r['name'], 'result': r['result'], 'exit_code': r['exit_code'], 'timed_out': r['timed_out'], 'duration': r['duration']}
+    return {'name': r['name'], 'result': r['result'], 'exit_code': r['exit_code'], 'timed_out': r['timed_out'],
+            'duration': r['duration']}
 
 def _recommended(belief: dict | None) -> str | None:
     a = (belief or {}).get('next_action_recommendation', {}).get('action')
@@ -211,12 +219,13 @@ def _recommended(belief: dict | None) -> str | None:
 
 # %% ../nbs/06_rollout.ipynb #b9246375
 class Stopped(Exception):
-    "A limit stopped the rollout mid-way: a sweep limit, SIGTERM, or its own `rollout_wall_s` (the partial rollout is discarded and redone on resume)."
+    "A limit stopped the rollout: a sweep limit, SIGTERM or its `rollout_wall_s` (the partial one is redone on resume)."
+    # the partial rollout is discarded
     def __init__(self, limit: str): super().__init__(limit); self.limit = limit
 
 def _within(deadline: float | None, # the rollout's wall-clock deadline (monotonic), or None
             fn: Callable, **kw):
-    "`fn(**kw, timeout=<time left>)`; `Stopped('rollout_wall_s')` when the rollout's wall budget is spent before or during the call."
+    "`fn(**kw, timeout=<time left>)`; `Stopped('rollout_wall_s')` when the wall budget runs out before or during it."
     if deadline is None: return fn(**kw)
     left = deadline - time.monotonic()
     if left <= 0: raise Stopped('rollout_wall_s')
@@ -233,7 +242,8 @@ class _Episode:
     sess: Any                                       # the harness session (`Harness.start`)
     mode: str
     step0: str | None = None                        # the step-0 observation (imagined mode shows it at every step)
-    rec_action: str | None = None                   # the command recommended (agent_free: proposed) at the previous step
+    # the command recommended (agent_free: proposed) at the previous step
+    rec_action: str | None = None
     prev: dict | None = None                        # the previous belief
     commands: list = field(default_factory=list)    # [(step, command, note)] the belief prompt lists
     react_cmds: list = field(default_factory=list)  # agent_free: the commands run, listed by both prompts
@@ -248,18 +258,21 @@ def _run(ep: _Episode, action: str | None) -> tuple:
     st = ep.sess.step(action)
     return action, st, st.observation
 
+# %% ../nbs/06_rollout.ipynb #35ca3a1e
 def _replay_step(ep: _Episode, t: int) -> tuple:
     "replay: the task's reference command `trajectory[t-1]` runs."
     action, st, obs = _run(ep, ep.task.trajectory[t - 1])
     ep.commands.append((t, action, ''))
     return action, st, obs
 
+# %% ../nbs/06_rollout.ipynb #f377428c
 def _imagined_step(ep: _Episode, t: int) -> tuple:
     "imagined: nothing runs; the model sees step 0 again and the command it recommended, marked not executed."
     note = ep.rec_action or '(no command was recommended)'
     if ep.rec_action: ep.commands.append((t, ep.rec_action, 'not executed'))
     return None, None, f'{ep.step0}\n\n[not executed] recommended at step {t - 1}: {note}'
 
+# %% ../nbs/06_rollout.ipynb #bb01210f
 def _checked(ep: _Episode) -> tuple:
     "agent modes: run the previous reply's action if `action_check` passes it, else say why not (kept in `ep.check`)."
     a = ep.rec_action
@@ -273,12 +286,14 @@ def _listed(ep: _Episode, t: int) -> tuple | None:
     "The entry the prompts list for the action due at `t`: run, or marked 'not run' (None when there was none)."
     return ep.check and (t, ep.check['action'], 'not run' if ep.check['why'] else '')
 
+# %% ../nbs/06_rollout.ipynb #540db45b
 def _agent_step(ep: _Episode, t: int) -> tuple:
     "agent: the command the belief recommended at `t-1` runs, if there was one and it is a shell command."
     out = _checked(ep)
     if ep.check: ep.commands.append(_listed(ep, t))
     return out
 
+# %% ../nbs/06_rollout.ipynb #92712c28
 def _agent_free_step(ep: _Episode, t: int) -> tuple:
     "agent_free: the command the ReAct prompt proposed at `t-1` runs, if it is one (listed later, by `_react`)."
     return _checked(ep)
@@ -305,21 +320,24 @@ def replicate_seed(seed: int, # a call seed (>= 0)
 def _record(base: dict, ep: _Episode, t: int, msgs: list, obs: str, action: str | None, st, call: Call) -> dict:
     "The step record of step `t` (SPEC §5) before its proposal and terminal outcome are known."
     ev = st.events if st is not None else {}
-    return {**base, 'step': t, 'prompt_hash': messages_hash(msgs), 'observation': obs, 'action': action, 'executed': t > 0 and st is not None,
-            'commands_shown': [c for _, c, _ in ep.shown[-N_RECENT:]],
-            'gate': ev.get('gate'), 'transitions': ev.get('transitions', []), 'verification': ev.get('verification', []),
-            'repair': ev.get('repair'), 'hidden': ev.get('hidden', []), 'label': ev.get('label'), 'budget': ev.get('budget'), 'biwm': ev.get('biwm'),
+    return {**base, 'step': t, 'prompt_hash': messages_hash(msgs), 'observation': obs, 'action': action,
+            'executed': t > 0 and st is not None, 'commands_shown': [c for _, c, _ in ep.shown[-N_RECENT:]],
+            'gate': ev.get('gate'), 'transitions': ev.get('transitions', []),
+            'verification': ev.get('verification', []), 'repair': ev.get('repair'), 'hidden': ev.get('hidden', []),
+            'label': ev.get('label'), 'budget': ev.get('budget'), 'biwm': ev.get('biwm'),
             'proposal': None, 'terminal': None, 'belief': call.belief, 'ok': call.ok, 'error': call.error,
             'raw_texts': call.raw_texts, 'tokens': call.tokens, 'latency_s': round(call.latency_s, 3),
             'attempts': call.attempts, 'retries': max(call.attempts - 1, 0), 'limit': call.limit, 'cached': call.cached,
             'call_key': call.key, 'react': None, 'action_check': ep.check}
 
-def _react(ep: _Episode, t: int, action: str | None, obs: str, ask: Callable, shown_K: int | None) -> tuple[dict, str | None]:
-    "agent_free: list the command run at `t`, ask the plain ReAct prompt for the next one; `(react record, proposed command)`."
+def _react(ep: _Episode, t: int, action: str | None, obs: str, ask: Callable,
+           shown_K: int | None) -> tuple[dict, str | None]:
+    "agent_free: list the command run at `t`, ask the ReAct prompt for the next; `(react record, proposed command)`."
     if ep.check: ep.react_cmds.append(_listed(ep, t))
     rmsgs = react_messages(ep.task, t, obs, ep.react_cmds, shown_K)
     r = ask(messages=rmsgs)
-    return {'prompt_hash': messages_hash(rmsgs), **{k: r[k] for k in ('text', 'action', 'tokens', 'latency_s', 'cached', 'error')}}, r['action']
+    return {'prompt_hash': messages_hash(rmsgs),
+            **{k: r[k] for k in ('text', 'action', 'tokens', 'latency_s', 'cached', 'error')}}, r['action']
 
 # %% ../nbs/06_rollout.ipynb #5baf5673
 def rollout(task: Task | str, # a task or task id
@@ -339,7 +357,8 @@ def rollout(task: Task | str, # a task or task id
             proposals: ProposalCache | str | Path | None = None, # cache of agent_free proposals
             limits=None, # sandbox `Limits`
             show_previous_belief: bool = True, # the prompt shows the previous belief (the paper's protocol)
-            seed_stream: str = 'rollout', # 'rollout': every call at `seed`; 'step': step t's calls at `step_seed(seed, t)`
+            # 'rollout': every call at `seed`; 'step': step t's calls at `step_seed(seed, t)`
+            seed_stream: str = 'rollout',
             action_format: str | None = None, # an `ACTION_FORMATS` key (None: the mode's default, `action_format_for`)
            ) -> list[dict]:
     "Run one rollout and return its step records (steps 0..K); `Stopped` or `CallIncomplete` if it could not finish."
@@ -347,17 +366,22 @@ def rollout(task: Task | str, # a task or task id
     harness = get_harness(harness)
     if mode not in MODES: raise ValueError(f'mode: expected one of {MODES}, got {mode!r}')
     fmt = action_format_for(mode, action_format)
-    if seed_stream not in SEED_STREAMS: raise ValueError(f'seed_stream: expected one of {SEED_STREAMS}, got {seed_stream!r}')
+    if seed_stream not in SEED_STREAMS:
+        raise ValueError(f'seed_stream: expected one of {SEED_STREAMS}, got {seed_stream!r}')
     if not isinstance(K, int) or K < 0: raise ValueError(f'K must be an integer >= 0, got {K!r}')
     if mode == 'replay' and K > len(task.trajectory):
         raise ValueError(f'task {task.id}: replay needs K <= {len(task.trajectory)} (its trajectory length), got K={K}')
     if isinstance(proposals, (str, Path)): proposals = ProposalCache(proposals)
     deadline = None if wall_s is None else time.monotonic() + wall_s
     stream = (lambda t: seed) if seed_stream == 'rollout' else (lambda t: step_seed(seed, t))
-    call_seed = (lambda t: replicate_seed(stream(t), harness.replicate)) if harness.replicate else stream   # C0's own draws
-    elicit = partial(_within, deadline, backend.elicit, temperature=temperature, max_tokens=max_tokens, max_retries=max_retries)
-    ask = partial(_within, deadline, propose, backend=backend, temperature=temperature, max_tokens=min(max_tokens, 256), cache=proposals)
-    executes, every = mode != 'imagined', not announce_horizon   # horizon sharing: every prefix K needs its own terminal outcome
+    # C0's own draws
+    call_seed = (lambda t: replicate_seed(stream(t), harness.replicate)) if harness.replicate else stream
+    elicit = partial(_within, deadline, backend.elicit, temperature=temperature, max_tokens=max_tokens,
+                     max_retries=max_retries)
+    ask = partial(_within, deadline, propose, backend=backend, temperature=temperature, max_tokens=min(max_tokens, 256),
+                  cache=proposals)
+    # horizon sharing: every prefix K needs its own terminal outcome
+    executes, every = mode != 'imagined', not announce_horizon
     shown_K = K if announce_horizon else None
     base = {'kind': 'step', 'run_id': run_id, 'rollout_id': rollout_id(task.id, harness.id, seed, K), 'task': task.id,
             'group': task.group, 'harness': harness.id, 'mode': mode, 'model': backend.model, 'K': K,
@@ -368,16 +392,21 @@ def rollout(task: Task | str, # a task or task id
         for t in range(K + 1):
             if stop is not None and (why := stop()): raise Stopped(why)
             ep.check = None
-            if t == 0: st = ep.sess.begin(); action, obs, ep.step0 = None, st.observation, st.observation   # 1. what happens at step t
+            # 1. what happens at step t
+            if t == 0: st = ep.sess.begin(); action, obs, ep.step0 = None, st.observation, st.observation
             else: action, st, obs = _STEPS[mode](ep, t)
             msgs = belief_messages(task, t, obs, ep.prev, ep.shown, shown_K, show_previous_belief, fmt)   # 2. belief
             call = elicit(messages=msgs, seed=call_seed(t), replicate=harness.replicate)
             ep.rec_action = _recommended(call.belief)
             files = ws.snapshot() if executes else None
             rec = _record(base, ep, t, msgs, obs, action, st, call)
-            if mode == 'agent_free': rec['react'], ep.rec_action = _react(ep, t, action, obs, partial(ask, seed=call_seed(t)), shown_K)   # 3. the free proposal
-            rec['proposal'] = _gate_record(harness, ep.rec_action, task, files)   # 4. the gate on the recommendation, every step
-            if executes and (every or t == K): rec['terminal'] = _terminal(ep.sess, task)   # 5. terminal outcome of this prefix
+            # 3. the free proposal
+            if mode == 'agent_free':
+                rec['react'], ep.rec_action = _react(ep, t, action, obs, partial(ask, seed=call_seed(t)), shown_K)
+            # 4. the gate on the recommendation, every step
+            rec['proposal'] = _gate_record(harness, ep.rec_action, task, files)
+            # 5. terminal outcome of this prefix
+            if executes and (every or t == K): rec['terminal'] = _terminal(ep.sess, task)
             records.append(rec)
             if on_step is not None: on_step(rec)
             ep.prev = call.belief

@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tqdm.auto import tqdm
 import hibd
 from .harnesses import HARNESSES, get_harness
-from .models import Backend, Cache, CallIncomplete, MODE_CHOICES, ModelError, ScriptedBackend, canonical_json, file_sha256
+from .models import (Backend, Cache, CallIncomplete, MODE_CHOICES, ModelError, ScriptedBackend, canonical_json,
+                         file_sha256)
 from .llama import LOCAL_MODELS, get_backend
 from .rollout import (ACTION_FORMATS, MODES, SEED_STREAMS, ProposalCache, Stopped, action_format_for, rollout,
                           rollout_id)
@@ -40,11 +41,12 @@ class RunError(RuntimeError):
 
 # %% ../nbs/07_runs.ipynb #ac21cea1
 _strict = ConfigDict(extra='forbid', strict=True)   # strict: TOML's `true` is not the integer 1, nor "2" a number
-SPEC_FORMS = 'local, local:NAME, local:PATH.gguf, openai:<model>, replay, replay:<calls.jsonl> or scripted:<replies.json>'
+SPEC_FORMS = ('local, local:NAME, local:PATH.gguf, openai:<model>, replay, replay:<calls.jsonl> or '
+              'scripted:<replies.json>')
 
 def check_spec(spec: str # a model spec, e.g. `local` or `openai:gpt-4o-mini`
               ) -> str:
-    "`spec` if its kind and form are known (nothing is loaded or opened), else a `ValueError` saying which forms there are."
+    "`spec` if its kind and form are known (nothing is loaded or opened), else a `ValueError` listing the forms."
     kind, colon, arg = str(spec).partition(':')
     ok = (kind == 'local' and (not colon or arg in LOCAL_MODELS or arg.endswith('.gguf')) or
           kind == 'openai' and bool(arg.strip()) or kind == 'replay' and (not colon or bool(arg.strip())) or
@@ -56,13 +58,14 @@ def check_spec(spec: str # a model spec, e.g. `local` or `openai:gpt-4o-mini`
 
 # %% ../nbs/07_runs.ipynb #3716981c
 class ModelSpec(BaseModel):
-    "Which model answers: `local` (default), `local:NAME`, `openai:<model>`, `replay`, `replay:<calls.jsonl>`, `scripted:<replies.json>`."
+    "Which model answers: `local`, `local:NAME`, `openai:<model>`, `replay[:<calls.jsonl>]`, `scripted:<replies.json>`."
     model_config = _strict
     spec: str = 'local'
     base_url: str | None = None          # openai: the endpoint (default $OPENAI_BASE_URL)
     max_retries: int = Field(2, ge=0)    # re-asks after a schema failure
     call_timeout: float | None = Field(None, gt=0, allow_inf_nan=False)   # bound on one model call, s (None: default)
-    mode: Literal[MODE_CHOICES] = 'auto'   # instructor mode; auto: tools, falling back to json if the server rejects tools
+    # instructor mode; auto: tools, falling back to json if the server rejects tools
+    mode: Literal[MODE_CHOICES] = 'auto'
     @field_validator('spec')
     @classmethod
     def _spec(cls, v): return check_spec(v)
@@ -89,14 +92,17 @@ class SweepConfig(BaseModel):
     mode: Literal[MODES] = 'replay'
     announce_horizon: bool = False
     show_previous_belief: bool = True   # the prompt shows the previous belief (the paper's protocol); false: left out
-    seed_stream: Literal[SEED_STREAMS] = 'rollout'   # rollout: every call at the rollout's seed; step: a seed per step (`step_seed`)
+    # rollout: every call at the rollout's seed; step: a seed per step (`step_seed`)
+    seed_stream: Literal[SEED_STREAMS] = 'rollout'
     action_format: Literal[tuple(ACTION_FORMATS)] | None = None   # agent mode's action format (None: the default)
     temperature: float = Field(0.0, ge=0, allow_inf_nan=False)
     concurrency: int = Field(1, ge=1)
     executor: Literal['local', 'dask'] = 'local'
     scheduler: str | None = None        # dask scheduler address (tcp://host:port)
-    biwm_success: Literal['exposure', 'robustness'] | None = None   # BIWM sweeps: the success reading, declared before the run
-    reuse: list[str] = Field(default_factory=list)   # earlier runs (dirs or calls.jsonl, relative to this file) answering prompts they already asked
+    # BIWM sweeps: the success reading, declared before the run
+    biwm_success: Literal['exposure', 'robustness'] | None = None
+    # earlier runs (dirs or calls.jsonl, relative to this file) answering prompts they already asked
+    reuse: list[str] = Field(default_factory=list)
     imports: list[str] = Field(default_factory=list)   # Python files of your own (relative to this file), loaded first
     model: ModelSpec = Field(default_factory=ModelSpec)
     limits: RunLimits = Field(default_factory=RunLimits)
@@ -119,7 +125,8 @@ class SweepConfig(BaseModel):
     def _seeds(cls, v):
         if not v: raise ValueError('at least one seed is needed')
         if len(set(v)) != len(v): raise ValueError(f'repeated seeds: {v}')
-        if any(s < 0 for s in v): raise ValueError(f'every seed must be >= 0 (got {v}; a model server reads a negative seed as "random")')
+        if any(s < 0 for s in v):
+            raise ValueError(f'every seed must be >= 0 (got {v}; a model server reads a negative seed as "random")')
         return v
     @field_validator('harnesses')
     @classmethod
@@ -127,7 +134,8 @@ class SweepConfig(BaseModel):
         bad = [h for h in v if h not in HARNESSES]
         if bad: raise ValueError(f'unknown harness ids {bad} (known: {", ".join(HARNESSES)}; a harness of your own: '
                                  'imports = ["file.py"] in the config, or hibd run --import FILE)')
-        if not v or len(set(v)) != len(v): raise ValueError(f'a non-empty list of distinct harness ids is needed (got {v})')
+        if not v or len(set(v)) != len(v):
+            raise ValueError(f'a non-empty list of distinct harness ids is needed (got {v})')
         return v
     @field_validator('groups')
     @classmethod
@@ -138,7 +146,8 @@ class SweepConfig(BaseModel):
     @model_validator(mode='after')
     def _what(self):
         if not self.tasks and not self.groups: raise ValueError('name tasks = [...] or groups = [...] (or both)')
-        if self.executor == 'dask' and not self.scheduler: raise ValueError("executor = 'dask' needs scheduler = 'tcp://host:port'")
+        if self.executor == 'dask' and not self.scheduler:
+            raise ValueError("executor = 'dask' needs scheduler = 'tcp://host:port'")
         action_format_for(self.mode, self.action_format)   # a format only where the model's actions run
         return self
 
@@ -190,6 +199,7 @@ def _import_problem(p: Path, e: BaseException) -> str:
     msg = (str(e).splitlines() or [''])[0]
     return f'{p}{f":{line}" if line else ""}: importing it raised {type(e).__name__}' + (f': {msg}' if msg else '')
 
+# %% ../nbs/07_runs.ipynb #c9cbaf8b
 def import_file(path: str | Path # a Python file of your own (harnesses, policies, components ...)
                ) -> dict:
     "Run `path` as a module (once per content per process); its record: absolute `path`, `sha256`, `source`."
@@ -212,6 +222,7 @@ def import_file(path: str | Path # a Python file of your own (harnesses, policie
             raise ConfigError(_import_problem(p, e)) from None
     return {'path': str(p), 'sha256': sha, 'source': source}
 
+# %% ../nbs/07_runs.ipynb #50c8ec34
 def load_imports(paths: list, # file names, relative to `base` unless absolute
                  base: str | Path = '.', # the folder they are relative to (a config's folder; `--import`: the cwd)
                  where: str = 'imports' # what to call them in errors (the config file, `--import`)
@@ -251,7 +262,9 @@ def resolve_tasks(cfg: SweepConfig, where: str = 'config') -> list[Task]:
     out = [tasks[k] for k in sorted(tasks)]
     if cfg.mode == 'replay':
         short = [f'{t.id} ({len(t.trajectory)} steps)' for t in out if len(t.trajectory) < max(cfg.K)]
-        if short: raise ConfigError(f'{where}: K: replay needs every K <= the trajectory length; max K={max(cfg.K)} exceeds {", ".join(short)}')
+        if short:
+            raise ConfigError(f'{where}: K: replay needs every K <= the trajectory length; max K={max(cfg.K)} exceeds '
+                              f'{", ".join(short)}')
     return out
 
 # %% ../nbs/07_runs.ipynb #2d2296e5
@@ -295,7 +308,8 @@ def scripted_replies(path: str | Path # the replies file of a `scripted:<replies
     return replies
 
 # %% ../nbs/07_runs.ipynb #58018b1c
-def make_backend(spec: str, # local | local:NAME | openai:<model> | replay | replay:<calls.jsonl> | scripted:<replies.json>
+# local | local:NAME | openai:<model> | replay | replay:<calls.jsonl> | scripted:<replies.json>
+def make_backend(spec: str,
                  run_dir: str | Path | None = None, # the run directory (its calls.jsonl is the cache)
                  base_url: str | None = None, # openai endpoint
                  call_timeout: float | None = None, # bound on one model call, seconds (None: the backend's own default)
@@ -310,7 +324,8 @@ def make_backend(spec: str, # local | local:NAME | openai:<model> | replay | rep
     cache = None if path is None or kind == 'replay' else Cache(path, reuse=reuse)
     if kind == 'replay':
         src = Path(arg) if arg else path
-        if src is None or not Path(src).is_file(): raise ModelError(f'replay: no recorded calls at {src} (pass replay:<calls.jsonl>)')
+        if src is None or not Path(src).is_file():
+            raise ModelError(f'replay: no recorded calls at {src} (pass replay:<calls.jsonl>)')
         return get_backend('replay', cache=src, call_timeout=call_timeout, mode=mode)
     if kind == 'scripted':
         return ScriptedBackend(scripted_replies(arg), model=f'scripted:{Path(arg).name}', cache=cache,
@@ -358,13 +373,14 @@ class RunLock:
             held = self._held(fd); os.close(fd)
             pid, host, since = held.get('pid'), held.get('host'), held.get('started')
             if host not in (None, socket.gethostname()):
-                raise RunLocked(f'{self.path.parent}: locked by PID {pid} on host {host} since {since}; wait for it to finish or stop it, '
-                                'then re-run to resume') from None
+                raise RunLocked(f'{self.path.parent}: locked by PID {pid} on host {host} since {since}; wait for it to '
+                                f'finish or stop it, then re-run to resume') from None
             raise RunLocked(f'{self.path.parent}: another sweep (PID {pid}, since {since}) is writing this '
                             'run directory; wait for it to finish or stop it, then re-run to resume') from None
         held = self._held(fd)
         if held:
-            warnings.warn(f'{self.path.parent}: clearing a stale lock of PID {held.get("pid")} (that process is gone; it was probably killed)')
+            warnings.warn(f'{self.path.parent}: clearing a stale lock of PID {held.get("pid")} (that process is gone; '
+                          f'it was probably killed)')
             self.cleared = held
         me = {**this_process(), 'started': time.strftime('%Y-%m-%dT%H:%M:%S%z')}
         try: os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(me).encode(), 0)
@@ -386,7 +402,8 @@ def write_atomic(path: str | Path, # the file to (re)write
                 ) -> Path:
     "`write_whole`: `text` to `path` whole or not at all; a failure is a `RunError` naming the file."
     try: return write_whole(path, text)
-    except OSError as e: raise RunError(f'{path}: cannot write it ({e.strerror or e}); the file is left as it was') from None
+    except OSError as e:
+        raise RunError(f'{path}: cannot write it ({e.strerror or e}); the file is left as it was') from None
 
 # %% ../nbs/07_runs.ipynb #7d4a5379
 def append_line(path: str | Path, # a JSONL log
@@ -407,7 +424,8 @@ def append_line(path: str | Path, # a JSONL log
     finally: os.close(fd)
 
 # %% ../nbs/07_runs.ipynb #1997c4fc
-_PACKAGES = ('hibd', 'numpy', 'pandas', 'pydantic', 'instructor', 'openai', 'llama_cpp_python', 'scipy', 'statsmodels', 'dask', 'distributed')
+_PACKAGES = ('hibd', 'numpy', 'pandas', 'pydantic', 'instructor', 'openai', 'llama_cpp_python', 'scipy', 'statsmodels',
+             'dask', 'distributed')
 
 def _versions() -> dict:
     "The Python version and the installed version of each of `_PACKAGES` (None: not installed)."
@@ -422,8 +440,10 @@ def _git() -> dict:
     "The git commit of the hibd checkout and whether tracked files differ from it (both None outside a git checkout)."
     root = Path(hibd.__file__).parent.parent
     try:
-        commit = subprocess.run(['git', 'rev-parse', 'HEAD'], cwd=root, capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'], cwd=root, capture_output=True, text=True, timeout=10).stdout
+        commit = subprocess.run(['git', 'rev-parse', 'HEAD'], cwd=root, capture_output=True, text=True,
+                                timeout=10).stdout.strip()
+        dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'], cwd=root, capture_output=True,
+                               text=True, timeout=10).stdout
         return {'commit': commit or None, 'dirty': bool(dirty.strip())}
     except (OSError, subprocess.SubprocessError): return {'commit': None, 'dirty': None}
 
@@ -442,14 +462,16 @@ def _run_id(design: dict) -> str:
 
 def _design(cfg: SweepConfig, tasks: list[Task], model_id: str) -> dict:
     "What decides the records (resuming with a different design is refused); operational settings left out."
-    return {'tasks': [t.id for t in tasks], 'harnesses': cfg.harnesses, 'K': cfg.K, 'seeds': cfg.seeds, 'mode': cfg.mode,
-            'announce_horizon': cfg.announce_horizon, 'temperature': cfg.temperature, 'max_retries': cfg.model.max_retries,
-            'tokens_per_call': cfg.limits.tokens_per_call, 'model': model_id,
-            **({'biwm_success': cfg.biwm_success} if cfg.biwm_success else {}),   # absent unless declared: older run ids stay valid
+    return {'tasks': [t.id for t in tasks], 'harnesses': cfg.harnesses, 'K': cfg.K, 'seeds': cfg.seeds,
+            'mode': cfg.mode, 'announce_horizon': cfg.announce_horizon, 'temperature': cfg.temperature,
+            'max_retries': cfg.model.max_retries, 'tokens_per_call': cfg.limits.tokens_per_call, 'model': model_id,
+            # absent unless declared: older run ids stay valid
+            **({'biwm_success': cfg.biwm_success} if cfg.biwm_success else {}),
             **({} if cfg.show_previous_belief else {'show_previous_belief': False}),   # likewise absent at the default
             **({} if cfg.seed_stream == 'rollout' else {'seed_stream': cfg.seed_stream}),   # likewise
             **({'action_format': f} if (f := action_format_for(cfg.mode, cfg.action_format)) != 'none' else {}),
-            **({} if cfg.model.mode == 'auto' else {'instructor_mode': cfg.model.mode})}   # likewise: runs recorded in tools mode keep their id
+            # likewise: runs recorded in tools mode keep their id
+            **({} if cfg.model.mode == 'auto' else {'instructor_mode': cfg.model.mode})}
 
 # %% ../nbs/07_runs.ipynb #7f64b72f
 def manifest(cfg: SweepConfig, tasks: list[Task], backend: Backend,
@@ -465,14 +487,16 @@ def manifest(cfg: SweepConfig, tasks: list[Task], backend: Backend,
             'versions': _versions(), 'git': _git(), 'host': {'platform': platform.platform(), 'cpus': os.cpu_count()},
             'model': {'id': backend.model, 'backend': backend.name, 'file': str(path) if path else None, 'sha256': sha,
                       'scripted': backend.name == 'scripted', 'settings': getattr(backend, 'settings', None),
-                      'mode': cfg.model.mode, 'mode_used': []},   # mode_used: filled in after each invocation (`modes_used`)
+                      # mode_used: filled in after each invocation (`modes_used`)
+                      'mode': cfg.model.mode, 'mode_used': []},
             'harness_cards': {h: get_harness(h).card() for h in cfg.harnesses},
             'task_hashes': {t.id: task_hash(t) for t in tasks}, **({'imports': list(imports)} if imports else {})}
 
 # %% ../nbs/07_runs.ipynb #8e9d6a2d
 def _tokens_of(r: dict) -> tuple[int, bool]:
-    "(tokens spent, any count missing) of one step record: its fresh calls (belief, agent_free proposal); cache hits cost nothing."
-    calls = [(r.get('tokens') or {}, r.get('cached'))] + ([(r['react']['tokens'] or {}, r['react'].get('cached'))] if r.get('react') else [])
+    "(tokens spent, any count missing) of a step record: its fresh calls (belief, agent_free proposal); hits are free."
+    calls = ([(r.get('tokens') or {}, r.get('cached'))]
+             + ([(r['react']['tokens'] or {}, r['react'].get('cached'))] if r.get('react') else []))
     toks = [t for t, cached in calls if not cached]
     n, missing = 0, False
     for t in toks:
@@ -485,10 +509,13 @@ def _tokens_of(r: dict) -> tuple[int, bool]:
 def end_record(u: Unit, recs: list[dict], wall_s: float) -> dict:
     "The last line of a finished rollout file: status, calls, tokens (missing kept apart), failures."
     toks = [_tokens_of(r) for r in recs]
-    return {'kind': 'end', 'rollout_id': u.id, 'status': 'complete', 'limit': None,   # `limit`: kept for older readers (a truncated rollout is never finished now)
-            'steps': len(recs), 'K': u.K, 'calls': sum(not r['cached'] for r in recs), 'cached_calls': sum(bool(r['cached']) for r in recs),
+    # `limit`: kept for older readers (a truncated rollout is never finished now)
+    return {'kind': 'end', 'rollout_id': u.id, 'status': 'complete', 'limit': None,
+            'steps': len(recs), 'K': u.K, 'calls': sum(not r['cached'] for r in recs),
+            'cached_calls': sum(bool(r['cached']) for r in recs),
             'tokens': sum(n for n, _ in toks), 'steps_missing_tokens': sum(m for _, m in toks),
-            'schema_failures': sum(not r['ok'] for r in recs), 'retries': sum(r['retries'] for r in recs), 'wall_s': round(wall_s, 3)}
+            'schema_failures': sum(not r['ok'] for r in recs), 'retries': sum(r['retries'] for r in recs),
+            'wall_s': round(wall_s, 3)}
 
 # %% ../nbs/07_runs.ipynb #b3383b62
 def run_unit(u: Unit, # the rollout
@@ -508,12 +535,14 @@ def run_unit(u: Unit, # the rollout
             def write(rec):
                 f.write(canonical_json(rec) + '\n'); f.flush()
                 if on_step: on_step(rec)
-            recs = rollout(u.task, u.harness, backend, u.K, seed=u.seed, mode=design['mode'], temperature=design['temperature'],
+            recs = rollout(u.task, u.harness, backend, u.K, seed=u.seed, mode=design['mode'],
+                           temperature=design['temperature'],
                            announce_horizon=design['announce_horizon'], max_tokens=design['tokens_per_call'],
-                           show_previous_belief=design.get('show_previous_belief', True), seed_stream=design.get('seed_stream', 'rollout'),
+                           show_previous_belief=design.get('show_previous_belief', True),
+                           seed_stream=design.get('seed_stream', 'rollout'),
                            action_format=design.get('action_format', 'none'),
-                           max_retries=design['max_retries'], wall_s=rollout_wall_s, run_id=run_id, on_step=write, stop=stop,
-                           proposals=run_dir/'proposals.jsonl')
+                           max_retries=design['max_retries'], wall_s=rollout_wall_s, run_id=run_id, on_step=write,
+                           stop=stop, proposals=run_dir/'proposals.jsonl')
             end = end_record(u, recs, time.monotonic() - t0)
             f.write(canonical_json(end) + '\n'); f.flush(); os.fsync(f.fileno())
         os.replace(tmp, final)
@@ -525,7 +554,8 @@ def run_unit(u: Unit, # the rollout
 class _Budget:
     "The sweep-level limits: wall time of this invocation and total tokens of the run."
     def __init__(self, limits: RunLimits, tokens_before: int):
-        self.limits, self.tokens, self.t0, self.fired, self._lock = limits, tokens_before, time.monotonic(), None, threading.Lock()
+        self.limits, self.tokens, self.t0, self.fired, self._lock = (limits, tokens_before, time.monotonic(), None,
+                                                                     threading.Lock())
         self.missing = 0
     def add(self, rec: dict):
         n, m = _tokens_of(rec)
@@ -540,32 +570,41 @@ class _Budget:
 # %% ../nbs/07_runs.ipynb #41fe7398
 @contextmanager
 def _stop_on_sigterm(budget: _Budget, backend: Backend | None = None):
-    "While the sweep runs, SIGTERM stops it like a limit (`budget.fired = 'SIGTERM'`) and interrupts `backend`'s call in flight; a second SIGTERM acts as before."
-    if threading.current_thread() is not threading.main_thread(): yield; return   # handlers live in the main thread only
+    "While the sweep runs, SIGTERM stops it like a limit and interrupts `backend`'s call; a second acts as before."
+    # the limit it sets: `budget.fired = 'SIGTERM'`
+    # handlers live in the main thread only
+    if threading.current_thread() is not threading.main_thread(): yield; return
     def handler(signum, frame):
         budget.fired = 'SIGTERM'; signal.signal(signal.SIGTERM, old)
         if backend is not None: backend.interrupt()
-        print('hibd: SIGTERM: stopping now (the call in flight is interrupted); run the same command again to resume', file=sys.stderr)
+        print('hibd: SIGTERM: stopping now (the call in flight is interrupted); run the same command again to resume',
+              file=sys.stderr)
     old = signal.signal(signal.SIGTERM, handler)
     try: yield
     finally:
         signal.signal(signal.SIGTERM, old)
-        if backend is not None and budget.fired == 'SIGTERM': backend.clear_interrupt()   # a backend passed in may be used again
+        # a backend passed in may be used again
+        if backend is not None and budget.fired == 'SIGTERM': backend.clear_interrupt()
 
 # %% ../nbs/07_runs.ipynb #9e7f3634
 def _left(u: Unit, e: BaseException, fired: str | None = None) -> dict:
-    "What a rollout that raised `e` leaves for the resume: `stopped` (the sweep stops), `incomplete` (a call or its wall budget) or `error`."
-    if isinstance(e, Stopped) and e.limit != 'rollout_wall_s': return {'kind': 'stopped', 'rollout_id': u.id, 'limit': e.limit, 'started': True}
-    if isinstance(e, CallIncomplete) and fired: return {'kind': 'stopped', 'rollout_id': u.id, 'limit': fired, 'started': True}
+    "What a rollout that raised `e` leaves for resume: `stopped` (sweep stops), `incomplete` (call or wall) or `error`."
+    if isinstance(e, Stopped) and e.limit != 'rollout_wall_s':
+        return {'kind': 'stopped', 'rollout_id': u.id, 'limit': e.limit, 'started': True}
+    if isinstance(e, CallIncomplete) and fired:
+        return {'kind': 'stopped', 'rollout_id': u.id, 'limit': fired, 'started': True}
     if isinstance(e, Stopped): return {'kind': 'incomplete', 'rollout_id': u.id, 'why': 'rollout_wall_s',
-                                       'error': 'rollout_wall_s: the rollout ran out of its wall-clock budget before its last step'}
-    if isinstance(e, CallIncomplete): return {'kind': 'incomplete', 'rollout_id': u.id, 'why': e.why, 'error': f'{e.why}: {e}'}
+                                       'error': 'rollout_wall_s: the rollout ran out of its wall-clock budget before '
+                                                'its last step'}
+    if isinstance(e, CallIncomplete):
+        return {'kind': 'incomplete', 'rollout_id': u.id, 'why': e.why, 'error': f'{e.why}: {e}'}
     return {'kind': 'error', 'rollout_id': u.id, 'error': f'{type(e).__name__}: {e}'}
 
 # %% ../nbs/07_runs.ipynb #60482032
 _WORKER_BACKENDS: dict = {}
 
-def _dask_unit(u: Unit, run_dir: str, design: dict, run_id: str, spec: str, base_url, timeout, rollout_wall_s, deadline, reuse=(), mode='auto'):
+def _dask_unit(u: Unit, run_dir: str, design: dict, run_id: str, spec: str, base_url, timeout, rollout_wall_s, deadline,
+               reuse=(), mode='auto'):
     "One rollout on a Dask worker (backend built once per worker process from the spec)."
     key = (spec, run_dir, base_url, mode)
     if key not in _WORKER_BACKENDS: _WORKER_BACKENDS[key] = make_backend(spec, run_dir, base_url, timeout, reuse, mode)
@@ -575,7 +614,7 @@ def _dask_unit(u: Unit, run_dir: str, design: dict, run_id: str, spec: str, base
 
 # %% ../nbs/07_runs.ipynb #d17e1af9
 def _run_local(todo, run_dir, design, run_id, backend, cfg, budget, bar) -> list[dict]:
-    "Run `todo` in this process (threads for a remote model, one at a time for the embedded one); the end or `_left` record of each."
+    "Run `todo` here (threads for a remote model, serially for the embedded one); each one's end or `_left` record."
     workers = 1 if backend is None or backend.name == 'local' else cfg.concurrency
     def one(u):
         if budget.stop(): return {'kind': 'stopped', 'rollout_id': u.id, 'limit': budget.fired, 'started': False}
@@ -583,7 +622,8 @@ def _run_local(todo, run_dir, design, run_id, backend, cfg, budget, bar) -> list
         try: return run_unit(u, run_dir, design, run_id, backend, cfg.limits.rollout_wall_s, budget.stop, on_step)
         except Exception as e: return _left(u, e, budget.fired)
     if workers == 1: return [one(u) for u in todo]
-    with ThreadPoolExecutor(max_workers=workers) as ex: return [f.result() for f in as_completed([ex.submit(one, u) for u in todo])]
+    with ThreadPoolExecutor(max_workers=workers) as ex:
+        return [f.result() for f in as_completed([ex.submit(one, u) for u in todo])]
 
 # %% ../nbs/07_runs.ipynb #72cecf84
 def _run_dask(todo, run_dir, design, run_id, cfg, model, base_url, budget, bar, reuse=()) -> list[dict]:
@@ -594,7 +634,8 @@ def _run_dask(todo, run_dir, design, run_id, cfg, model, base_url, budget, bar, 
     out = []
     with Client(cfg.scheduler, timeout='30s') as client:
         futs = [client.submit(_dask_unit, u, str(run_dir), design, run_id, model, base_url, cfg.model.call_timeout,
-                              cfg.limits.rollout_wall_s, deadline, reuse, cfg.model.mode, key=f'hibd-{run_id}-{u.id}', pure=False) for u in todo]
+                              cfg.limits.rollout_wall_s, deadline, reuse, cfg.model.mode, key=f'hibd-{run_id}-{u.id}',
+                              pure=False) for u in todo]
         for fut in dask_completed(futs):
             end = fut.result(); out.append(end)
             if end['kind'] == 'end':
@@ -606,8 +647,10 @@ def _run_dask(todo, run_dir, design, run_id, cfg, model, base_url, budget, bar, 
     return out
 
 # %% ../nbs/07_runs.ipynb #8111ba8d
-DAMAGED = 'damaged'   # rollouts/damaged/: damaged rollout files set aside (the readers' `rollouts/*.jsonl` does not reach it)
-_REDO = 'run `hibd run CONFIG --out {run_dir}` with this run\'s config: it sets the file aside (rollouts/damaged/) and redoes the rollout from the cached calls'
+# rollouts/damaged/: damaged rollout files set aside (the readers' `rollouts/*.jsonl` does not reach it)
+DAMAGED = 'damaged'
+_REDO = ('run `hibd run CONFIG --out {run_dir}` with this run\'s config: it sets the file aside (rollouts/damaged/) '
+         'and redoes the rollout from the cached calls')
 _RECORD_DESIGN = ('mode', 'model', 'announce_horizon', 'temperature')   # design fields every step record carries
 
 class _Damaged(Exception):
@@ -625,18 +668,25 @@ def _whole(path: Path) -> tuple[list[dict], dict]:
         try: r = json.loads(line)
         except ValueError as e: raise _Damaged(i, f'not a JSON record ({e})') from None
         if not isinstance(r, dict): raise _Damaged(i, f'not a record (a JSON {type(r).__name__})')
-        if r.get('rollout_id') != path.stem: raise _Damaged(i, f'rollout_id {r.get("rollout_id")!r} is not the file\'s {path.stem!r}')
+        if r.get('rollout_id') != path.stem:
+            raise _Damaged(i, f'rollout_id {r.get("rollout_id")!r} is not the file\'s {path.stem!r}')
         recs.append(r)
     *steps, end = recs
-    if end.get('kind') != 'end': raise _Damaged(len(recs), 'the last line is not an end record: the rollout did not finish')
+    if end.get('kind') != 'end':
+        raise _Damaged(len(recs), 'the last line is not an end record: the rollout did not finish')
     for i, r in enumerate(steps, 1):
         if r.get('kind') != 'step' or r.get('step') != i - 1:
-            raise _Damaged(i, f'expected the record of step {i - 1}, found kind {r.get("kind")!r}, step {r.get("step")!r}')
-        if r.get('run_id') != steps[0].get('run_id'): raise _Damaged(i, f'run_id {r.get("run_id")!r} differs from line 1\'s {steps[0].get("run_id")!r}')
-    if end.get('steps') != len(steps): raise _Damaged(len(recs), f'the end record counts {end.get("steps")} steps, the file holds {len(steps)}')
+            raise _Damaged(i,
+                           f'expected the record of step {i - 1}, found kind {r.get("kind")!r}, step {r.get("step")!r}')
+        if r.get('run_id') != steps[0].get('run_id'):
+            raise _Damaged(i, f'run_id {r.get("run_id")!r} differs from line 1\'s {steps[0].get("run_id")!r}')
+    if end.get('steps') != len(steps):
+        raise _Damaged(len(recs), f'the end record counts {end.get("steps")} steps, the file holds {len(steps)}')
     K = end.get('K')
     if end.get('status') != 'complete' or not isinstance(K, int) or len(steps) != K + 1:
-        raise _Damaged(len(recs), f'a truncated rollout ({len(steps)} steps for K={K}, status {end.get("status")!r}, limit {end.get("limit")!r}), not a finished one')
+        raise _Damaged(len(recs),
+                       f'a truncated rollout ({len(steps)} steps for K={K}, status {end.get("status")!r}, limit '
+                       f'{end.get("limit")!r}), not a finished one')
     return steps, end
 
 # %% ../nbs/07_runs.ipynb #b89464e6
@@ -648,7 +698,7 @@ class DamagedRollout(RunError):
 def rollout_records(path: str | Path, # a rollout file, rollouts/<id>.jsonl
                     run_id: str | None = None # the run it must belong to (None: not checked)
                    ) -> tuple[list[dict], dict]:
-    "The step records and the end record of the finished rollout at `path`; a `RunError` naming file:line if it is damaged or of another run."
+    "The step records and end record of the finished rollout at `path`; a `RunError` (file:line) if damaged or foreign."
     path = Path(path)
     try: steps, end = _whole(path)
     except _Damaged as e:
@@ -656,13 +706,14 @@ def rollout_records(path: str | Path, # a rollout file, rollouts/<id>.jsonl
                              f'{_REDO.format(run_dir=path.parent.parent)}',
                              f'rollouts/{path.name}', f'line {e.line}: {e.what}') from None
     if run_id is not None and steps[0].get('run_id') != run_id:
-        raise RunError(f'{path}:1: run_id {steps[0].get("run_id")!r}: a rollout of another design than this run ({run_id!r} in '
-                       f'{path.parent.parent/"manifest.json"}); its numbers must not be pooled with this run\'s: move the file out of rollouts/')
+        raise RunError(f'{path}:1: run_id {steps[0].get("run_id")!r}: a rollout of another design than this run '
+                       f'({run_id!r} in {path.parent.parent/"manifest.json"}); its numbers must not be pooled with '
+                       f'this run\'s: move the file out of rollouts/')
     return steps, end
 
 # %% ../nbs/07_runs.ipynb #464dfe26
 def _scan(run_dir: Path) -> tuple[dict, list]:
-    "The finished rollouts of `run_dir` (id -> (first step record, end record)) and its damaged rollout files ([(path, problem)])."
+    "`run_dir`'s finished rollouts (id -> (first step record, end record)) and its damaged files ([(path, problem)])."
     done, damaged = {}, []
     for p in sorted((run_dir/'rollouts').glob('*.jsonl')):
         try: steps, end = _whole(p)
@@ -680,7 +731,7 @@ def _set_aside(path: Path, problem: str) -> dict:
 
 # %% ../nbs/07_runs.ipynb #91a46041
 def _foreign(run_dir: Path, done: dict, man: dict):
-    "A `RunError` if finished rollouts belong to another design than `man`'s, naming the first file and the fields that differ."
+    "A `RunError` if finished rollouts have another design than `man`'s, naming the first file and differing fields."
     des, bad = man['design'], []
     for rid, (first, _) in sorted(done.items()):
         diff = {k: (first.get(k), des.get(k)) for k in _RECORD_DESIGN if first.get(k) != des.get(k)}
@@ -689,10 +740,11 @@ def _foreign(run_dir: Path, done: dict, man: dict):
     rid, other, diff = bad[0]
     what = '; '.join(f'{k}: {a!r} in the file, {b!r} in this run' for k, (a, b) in diff.items()) or \
            'tasks, harnesses, K, seeds, max_retries or tokens_per_call differ'
-    more = f' (and {len(bad) - 1} more rollout file{"s" if len(bad) > 2 else ""} of another design)' if len(bad) > 1 else ''
-    raise RunError(f'{run_dir/"rollouts"/(rid + ".jsonl")}: a finished rollout of another design ({what}; run_id {other!r} in the file, '
-                   f'{man["run_id"]!r} in this run){more}. Resuming would pool two designs in one run: use another --out, '
-                   'or move those files out of rollouts/')
+    more = (f' (and {len(bad) - 1} more rollout file{"s" if len(bad) > 2 else ""} of another design)' if len(bad) > 1
+            else '')
+    raise RunError(f'{run_dir/"rollouts"/(rid + ".jsonl")}: a finished rollout of another design ({what}; run_id '
+                   f'{other!r} in the file, {man["run_id"]!r} in this run){more}. Resuming would pool two designs in '
+                   f'one run: use another --out, or move those files out of rollouts/')
 
 # %% ../nbs/07_runs.ipynb #1950ca47
 class _DesignFields(BaseModel):
@@ -739,7 +791,8 @@ def _manifest(run_dir: Path) -> dict | None:
     if not p.exists(): return None
     try: return check_manifest(json.loads(p.read_bytes()), p)
     except ValueError as e:
-        raise RunError(f'{p}: not valid JSON ({e}); restore it, or delete it: the next `hibd run CONFIG` writes it again from the config') from None
+        raise RunError(f'{p}: not valid JSON ({e}); restore it, or delete it: the next `hibd run CONFIG` writes it '
+                       f'again from the config') from None
 
 # %% ../nbs/07_runs.ipynb #ac5b68e1
 def read_status(run_dir: str | Path # a run directory
@@ -759,7 +812,8 @@ def _log_invocation(run_dir: Path, cfg: SweepConfig, backend, todo: list) -> dic
     "Append this invocation's operational settings to `run_dir/invocations.jsonl`; return the record."
     rec = {'started': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'pid': os.getpid(), 'git': _git(), 'executor': cfg.executor,
            'scheduler': cfg.scheduler, 'cpus': sorted(os.sched_getaffinity(0)), 'rollouts_todo': len(todo),
-           'model_settings': getattr(backend, 'settings', None) if backend is not None and cfg.executor == 'local' else None}
+           'model_settings': getattr(backend, 'settings', None) if backend is not None and cfg.executor == 'local'
+           else None}
     append_line(run_dir/'invocations.jsonl', json.dumps(rec, sort_keys=True))
     return rec
 
@@ -771,11 +825,13 @@ def _status(all_units, done: dict, ends: list, budget: _Budget, damaged: list, w
     files = lambda es: sorted(f'rollouts/{e["rollout_id"]}.jsonl' for e in es if e.get('schema_failures'))
     inc = [e for e in ends if e['kind'] == 'incomplete']
     return {'finished': time.strftime('%Y-%m-%dT%H:%M:%S%z'), 'wall_s': round(wall_s, 3),
-            'rollouts': len(all_units), 'skipped': len(done), 'done': len(fin), 'pending': len(all_units) - len(done) - len(fin),
-            'stopped_by': budget.fired, 'rollout_limits': sorted({e['why'] for e in inc if e['why'] == 'rollout_wall_s'}),
+            'rollouts': len(all_units), 'skipped': len(done), 'done': len(fin),
+            'pending': len(all_units) - len(done) - len(fin), 'stopped_by': budget.fired,
+            'rollout_limits': sorted({e['why'] for e in inc if e['why'] == 'rollout_wall_s'}),
             'calls': sum(e['calls'] for e in fin), 'tokens_run_total': budget.tokens,
-            'steps_missing_tokens': sum(e['steps_missing_tokens'] for e in fin), 'schema_failures': sum(e['schema_failures'] for e in fin),
-            'beliefs': sum(e['steps'] for e in fin), 'beliefs_failed': sum(e['schema_failures'] for e in fin), 'failure_files': files(fin),
+            'steps_missing_tokens': sum(e['steps_missing_tokens'] for e in fin),
+            'schema_failures': sum(e['schema_failures'] for e in fin), 'beliefs': sum(e['steps'] for e in fin),
+            'beliefs_failed': sum(e['schema_failures'] for e in fin), 'failure_files': files(fin),
             'run_rollouts_finished': len(whole), 'run_beliefs': sum(e['steps'] for e in whole),
             'run_beliefs_failed': sum(e.get('schema_failures', 0) for e in whole), 'run_failure_files': files(whole),
             'errors': {e['rollout_id']: e['error'] for e in ends if e['kind'] == 'error'},
@@ -783,7 +839,8 @@ def _status(all_units, done: dict, ends: list, budget: _Budget, damaged: list, w
 
 # %% ../nbs/07_runs.ipynb #98cfddeb
 def _record_modes(run_dir: Path, backend: Backend | None):
-    "Add the instructor modes that answered this invocation's calls (the backend's; Dask: those in calls.jsonl) to the manifest's `model.mode_used`."
+    "Add the instructor modes that answered this invocation's calls (Dask: from calls.jsonl) to `model.mode_used`."
+    # the modes that answered: the backend's; under Dask, those in calls.jsonl; into the manifest
     used = set(backend.modes_used) if backend is not None else set()
     if backend is None and (run_dir/'calls.jsonl').exists():
         for line in (run_dir/'calls.jsonl').read_text().splitlines():
@@ -796,13 +853,14 @@ def _record_modes(run_dir: Path, backend: Backend | None):
     write_atomic(p, json.dumps(man, indent=1, sort_keys=True))
 
 # %% ../nbs/07_runs.ipynb #39a98f4a
-GROWABLE = ('tasks', 'harnesses', 'seeds')   # design lists a resume may extend: every finished cell stays a cell of the run
+# design lists a resume may extend: every finished cell stays a cell of the run
+GROWABLE = ('tasks', 'harnesses', 'seeds')
 
 def resumed(run_dir: Path, # the run directory
             old: dict, # its manifest
             new: dict # the manifest this invocation's config would write
            ) -> dict:
-    "The manifest a resume continues: `old`, or `old` extended by tasks, harnesses or seeds appended in `new`; else a `ConfigError`."
+    "The manifest to resume: `old`, or `old` plus tasks, harnesses or seeds appended in `new`; else a `ConfigError`."
     o, n = old['design'], new['design']
     diff = [k for k in sorted(set(o) | set(n)) if o.get(k) != n.get(k)]
     if not diff: return old
@@ -814,7 +872,9 @@ def resumed(run_dir: Path, # the run directory
                           '(a resume may only append tasks, harnesses or seeds)')
     changed = [f'task {t}' for t in o['tasks'] if old['task_hashes'].get(t) != new['task_hashes'].get(t)] + \
               [f'harness {h}' for h in o['harnesses'] if old['harness_cards'].get(h) != new['harness_cards'].get(h)]
-    if changed: raise ConfigError(f'{run_dir}: cannot extend the run: {", ".join(changed)} changed since it was recorded; use another --out')
+    if changed:
+        raise ConfigError(f'{run_dir}: cannot extend the run: {", ".join(changed)} changed since it was recorded; use '
+                          f'another --out')
     added = {k: [x for x in n[k] if x not in o[k]] for k in grown}
     return {**old, 'design': n, 'task_hashes': new['task_hashes'], 'harness_cards': new['harness_cards'],
             'extended': [*old.get('extended', []), {'at': new['created'], 'added': added, 'git': new['git']}]}
@@ -893,7 +953,8 @@ def run_sweep(config_path: str | Path, # the sweep TOML
               base_url: str | None = None, # openai endpoint overriding the config's
               backend: Backend | None = None, # a ready backend object (local executor only)
               progress: bool = True, # show the tqdm progress bar
-              scheduler: str | None = None, # a Dask scheduler address: run on its workers whatever the config's executor
+              # a Dask scheduler address: run on its workers whatever the config's executor
+              scheduler: str | None = None,
               mode: str | None = None, # instructor mode overriding the config's (`MODE_CHOICES`)
               prepare: bool | None = None, # build missing task environments first (None: unless `$HIBD_NO_PREPARE`)
               imports: list | None = None # Python files of your own to load first (`--import`), relative to the cwd
@@ -906,7 +967,9 @@ def run_sweep(config_path: str | Path, # the sweep TOML
         except ValueError as e: raise ConfigError(f'{config_path}: model.spec (--model): {e}') from None
     if base_url: cfg.model.base_url = base_url
     if mode:
-        if mode not in MODE_CHOICES: raise ConfigError(f'{config_path}: model.mode (--mode): expected one of {", ".join(MODE_CHOICES)}, got {mode!r}')
+        if mode not in MODE_CHOICES:
+            raise ConfigError(f'{config_path}: model.mode (--mode): expected one of {", ".join(MODE_CHOICES)}, got '
+                              f'{mode!r}')
         cfg.model.mode = mode
     if scheduler: cfg.executor, cfg.scheduler = 'dask', scheduler
     mine = load_imports(cfg.imports, Path(config_path).parent, str(config_path))   # loaded already: records only
@@ -922,7 +985,9 @@ def run_sweep(config_path: str | Path, # the sweep TOML
     new = [p for p in (run_dir/'rollouts', run_dir, *run_dir.parents) if not p.exists()]   # the folders made now
     (run_dir/'rollouts').mkdir(parents=True, exist_ok=True)
     with RunLock(run_dir) as lock, _unmade_on_error(run_dir, new):
-        if lock.cleared: print(f'hibd: cleared a stale lock left by PID {lock.cleared.get("pid")} (that process is gone)', file=sys.stderr)
+        if lock.cleared:
+            print(f'hibd: cleared a stale lock left by PID {lock.cleared.get("pid")} (that process is gone)',
+                  file=sys.stderr)
         for tmp in [*run_dir.glob('.*.tmp'), *(run_dir/'rollouts').glob('.*.tmp')]:   # a dead writer's: redone
             if tmp.is_file(): tmp.unlink()
         mpath, old = run_dir/'manifest.json', _manifest(run_dir)
@@ -936,7 +1001,9 @@ def run_sweep(config_path: str | Path, # the sweep TOML
             man = _design(cfg, tasks, old['design']['model'])          # nothing to run: no model is loaded
             man = {'design': man}
         else:
-            if backend is None: backend = make_backend(cfg.model.spec, run_dir, cfg.model.base_url, cfg.model.call_timeout, reuse, cfg.model.mode)
+            if backend is None:
+                backend = make_backend(cfg.model.spec, run_dir, cfg.model.base_url, cfg.model.call_timeout, reuse,
+                                       cfg.model.mode)
             elif backend.cache is None: backend.cache = Cache(run_dir/'calls.jsonl', reuse=reuse)
             man = manifest(cfg, tasks, backend, loaded)
         man = resumed(run_dir, old, man) if old is not None else _recovered(found, man)
@@ -948,17 +1015,24 @@ def run_sweep(config_path: str | Path, # the sweep TOML
         budget = _Budget(cfg.limits, sum(e['tokens'] for e in done.values()))
         t0 = time.monotonic()
         with _stop_on_sigterm(budget, backend if cfg.executor == 'local' else None), \
-             tqdm(total=sum(u.K + 1 for u in todo), desc=f'{cfg.name}: {len(todo)} rollouts', unit='step', disable=not progress) as bar:
-            if cfg.executor == 'dask': ends = _run_dask(todo, run_dir, man['design'], man['run_id'], cfg, cfg.model.spec, cfg.model.base_url, budget, bar, reuse)
+             tqdm(total=sum(u.K + 1 for u in todo), desc=f'{cfg.name}: {len(todo)} rollouts', unit='step',
+                  disable=not progress) as bar:
+            if cfg.executor == 'dask':
+                ends = _run_dask(todo, run_dir, man['design'], man['run_id'], cfg, cfg.model.spec, cfg.model.base_url,
+                                 budget, bar, reuse)
             else: ends = _run_local(todo, run_dir, man['design'], man['run_id'], backend, cfg, budget, bar)
         status = _status(all_units, done, ends, budget, damaged, time.monotonic() - t0)
         try: write_atomic(run_dir/'status.json', json.dumps(status, indent=1))
         except RunError as e:
             raise RunError(f'{e}; the finished rollouts are kept: free some space, rerun the same command') from None
-        if backend is not None or cfg.executor == 'dask': _record_modes(run_dir, backend if cfg.executor == 'local' else None)
-        if budget.fired: print(f'hibd: limit {budget.fired} fired; {status["pending"]} rollouts left for a resume', file=sys.stderr)
-        for rid, err in status['errors'].items(): print(f'hibd: rollout {rid} failed and is left for a resume: {err}', file=sys.stderr)
-        for rid, err in status['incomplete'].items(): print(f'hibd: rollout {rid} did not finish and is left for a resume: {err}', file=sys.stderr)
+        if backend is not None or cfg.executor == 'dask':
+            _record_modes(run_dir, backend if cfg.executor == 'local' else None)
+        if budget.fired:
+            print(f'hibd: limit {budget.fired} fired; {status["pending"]} rollouts left for a resume', file=sys.stderr)
+        for rid, err in status['errors'].items():
+            print(f'hibd: rollout {rid} failed and is left for a resume: {err}', file=sys.stderr)
+        for rid, err in status['incomplete'].items():
+            print(f'hibd: rollout {rid} did not finish and is left for a resume: {err}', file=sys.stderr)
         if (bad := status['beliefs_failed']):
             files = status['failure_files']
             warnings.warn(BeliefsFailed(f'{run_dir}: {bad} of {status["beliefs"]} beliefs of this invocation failed '
@@ -970,7 +1044,7 @@ def run_sweep(config_path: str | Path, # the sweep TOML
 def read_rollouts(run_dir: str | Path, # a run directory
                   damaged: list | None = None # None: a damaged file raises; a list: it is left out, added here
                  ) -> list[dict]:
-    "Every step record of the finished rollouts of `run_dir`, file by file, in step order; a `RunError` names a damaged or foreign file."
+    "Every step record of `run_dir`'s finished rollouts, by file, in step order; a `RunError` names a bad/foreign file."
     run_dir = Path(run_dir)
     run_id = (_manifest(run_dir) or {}).get('run_id')
     recs = []
@@ -989,7 +1063,9 @@ def load_run(run_dir: str | Path, # a run directory
     "The step records of a run as a DataFrame (one row per task, harness, seed, K, step)."
     run_dir = Path(run_dir)
     man = _manifest(run_dir)
-    if man is None: raise RunError(f'{run_dir/"manifest.json"}: no manifest; is {run_dir} a run directory? (`hibd run CONFIG --out {run_dir}` writes one)')
+    if man is None:
+        raise RunError(f'{run_dir/"manifest.json"}: no manifest; is {run_dir} a run directory? (`hibd run CONFIG --out '
+                       f'{run_dir}` writes one)')
     df = pd.DataFrame(read_rollouts(run_dir, damaged))
     if df.empty: return df
     df['K_rollout'] = df['K']

@@ -4,7 +4,8 @@
 
 # %% ../nbs/02_sandbox.ipynb #1850a45f
 from __future__ import annotations
-import atexit, contextlib, contextvars, ctypes, errno, fcntl, functools, hashlib, inspect, json, os, posixpath, re, select, shutil, signal, socket, stat, subprocess, sys, tempfile, time, warnings, weakref
+import atexit, contextlib, contextvars, ctypes, errno, fcntl, functools, hashlib, inspect, json, os, posixpath, re, \
+    select, shutil, signal, socket, stat, subprocess, sys, tempfile, time, warnings, weakref
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
@@ -25,7 +26,8 @@ class Limits:
     output_chars: int = 100_000  # cap on each of stdout and stderr, in characters
     file_mb: int = 256           # largest file a command may write (RLIMIT_FSIZE), MiB
     disk_mb: int = 512           # size of the workspace (a tmpfs, where hibd runs as root), MiB; fixed at start
-    tmp_mb: int = 64             # size of the sandbox's private /tmp and of /dev/shm (each a tmpfs), MiB; fixed at start
+    # size of the sandbox's private /tmp and of /dev/shm (each a tmpfs), MiB; fixed at start
+    tmp_mb: int = 64
 
 TRUNCATION_MARKER = '[... hibd: output truncated'
 
@@ -60,11 +62,13 @@ class Transition:
     def modified(self) -> list[str]: return [c.path for c in self.changes if c.kind == 'modified']
     def to_dict(self) -> dict: return asdict(self)
     @classmethod
-    def from_dict(cls, d: dict) -> Transition: return cls(**{**d, 'changes': [FileChange(**c) for c in d.get('changes', [])]})
+    def from_dict(cls, d: dict) -> Transition:
+        return cls(**{**d, 'changes': [FileChange(**c) for c in d.get('changes', [])]})
 
 # %% ../nbs/02_sandbox.ipynb #68c408f8
 _O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC   # a directory, never through a symlink
-_O_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC   # a file, not a link; a fifo put there cannot block
+# a file, not a link; a fifo put there cannot block
+_O_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _RACED = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError)   # the entry changed under us
 _ELOOP_ENOTEMPTY = (errno.ELOOP, errno.ENOTEMPTY)
 
@@ -72,14 +76,16 @@ def _raced(e: OSError) -> bool:
     "Did `e` come from an entry that a process in the sandbox changed meanwhile (gone, swapped for a link, refilled)?"
     return isinstance(e, _RACED) or e.errno in _ELOOP_ENOTEMPTY
 
+# %% ../nbs/02_sandbox.ipynb #91cb771a
 def _opendir(top) -> int:
     "A new descriptor of directory `top`: a path hibd made (the sandbox cannot change it) or a descriptor, duplicated."
     return os.dup(top) if isinstance(top, int) else os.open(top, _O_DIR)
 
+# %% ../nbs/02_sandbox.ipynb #c023c304
 def _at(top: int, # descriptor of the workspace root
         rel: str # a directory under it, `/`-separated, no `..`
        ) -> int:
-    "A descriptor of directory `rel` under `top`, opened one component at a time: a symlink on the way is an error, never followed."
+    "A descriptor of directory `rel` under `top`, opened one component at a time: a symlink on the way is an error."
     fd = os.dup(top)
     for part in filter(None, rel.split('/')):
         if part in ('.', '..'): os.close(fd); raise NotADirectoryError(errno.ENOTDIR, 'not a plain relative path', rel)
@@ -88,16 +94,18 @@ def _at(top: int, # descriptor of the workspace root
         fd = nxt
     return fd
 
+# %% ../nbs/02_sandbox.ipynb #8ced28ae
 def _names(fd: int) -> list[str]:
     "The entries of directory descriptor `fd`, sorted."
     try:
         with os.scandir(fd) as it: return sorted(e.name for e in it)
     except OSError: return []
 
+# %% ../nbs/02_sandbox.ipynb #f5a58245
 def _tree(top, # a directory path hibd made, or a descriptor of one
           ignore=() # directory names not descended into (their entry is still yielded)
          ):
-    "Yield `(relpath, dir_fd, name, lstat)` for every entry under `top`, depth first, by descriptor: no symlink is followed."
+    "Yield `(relpath, dir_fd, name, lstat)` of each entry under `top`, depth first, by descriptor, no symlink followed."
     stack = [(_opendir(top), '', None)]
     try:
         while stack:
@@ -116,23 +124,26 @@ def _tree(top, # a directory path hibd made, or a descriptor of one
 
 # %% ../nbs/02_sandbox.ipynb #6b33bfc0
 def _chmod_at(dir_fd: int, name: str, mode: int):
-    "chmod entry `name` of `dir_fd` without following it (a link there is an `OSError`, as any entry changed meanwhile)."
+    "chmod entry `name` of `dir_fd` without following it (a link there, or an entry changed meanwhile: `OSError`)."
     try: os.chmod(name, mode, dir_fd=dir_fd, follow_symlinks=False)
     except (ValueError, NotImplementedError): raise OSError(errno.ELOOP, 'a symlink: not changed', name) from None
 
+# %% ../nbs/02_sandbox.ipynb #f04928c3
 def _open_emptiable(dir_fd: int, name: str) -> int:
     "Open directory `name` of `dir_fd` so that its entries can be removed (a non-root owner first makes it `rwx`)."
     try: fd = os.open(name, _O_DIR, dir_fd=dir_fd)
-    except PermissionError:                                        # mode 000 and hibd is not root: chmod without following
+    # mode 000 and hibd is not root: chmod without following
+    except PermissionError:
         _chmod_at(dir_fd, name, 0o700); fd = os.open(name, _O_DIR, dir_fd=dir_fd)
     if os.geteuid() != 0 and stat.S_IMODE(os.fstat(fd).st_mode) & 0o700 != 0o700: os.fchmod(fd, 0o700)
     return fd
 
+# %% ../nbs/02_sandbox.ipynb #88c13e35
 def _remove(dir_fd: int, # descriptor of the parent directory
             name: str, # the entry to remove: a file, a link (never followed) or a whole directory tree
             tries: int = 5 # how often a directory that a running process refills is emptied before it is left
            ):
-    "Delete entry `name` of `dir_fd`, a directory with everything in it, by descriptor; an entry gone meanwhile is fine."
+    "Delete entry `name` of `dir_fd` (a directory with all in it) by descriptor; an entry gone meanwhile is fine."
     try: os.unlink(name, dir_fd=dir_fd); return
     except IsADirectoryError: pass
     except FileNotFoundError: return
@@ -161,11 +172,13 @@ def _remove(dir_fd: int, # descriptor of the parent directory
             try: os.rmdir(n, dir_fd=pfd)
             except OSError as e:
                 if not _raced(e): raise
-                if e.errno == errno.ENOTEMPTY and left > 1: top[3], top[4] = None, left - 1; continue   # refilled: again
+                # refilled: again
+                if e.errno == errno.ENOTEMPTY and left > 1: top[3], top[4] = None, left - 1; continue
             os.close(fd); stack.pop()
     finally:
         for _, _, fd, *_ in stack: os.close(fd)
 
+# %% ../nbs/02_sandbox.ipynb #415f932c
 def _rmtree(p):
     "Remove host directory `p` (whose parent hibd owns) and everything in it, without following any link inside."
     p = Path(p)
@@ -183,7 +196,8 @@ def _hash(fd: int, # descriptor of the file's directory
           key: str # the file's cache key (its path relative to the workspace)
          ) -> str:
     "sha256 of a regular file's content (of a symlink's target string), cached by `(inode, size, mtime, ctime)`."
-    if stat.S_ISLNK(st.st_mode): return hashlib.sha256(b'symlink:' + os.fsencode(os.readlink(name, dir_fd=fd))).hexdigest()
+    if stat.S_ISLNK(st.st_mode):
+        return hashlib.sha256(b'symlink:' + os.fsencode(os.readlink(name, dir_fd=fd))).hexdigest()
     sig = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     hit = cache.get(key)
     if hit is not None and hit[0] == sig: return hit[1]
@@ -191,7 +205,8 @@ def _hash(fd: int, # descriptor of the file's directory
         st = os.fstat(f.fileno())
         if not stat.S_ISREG(st.st_mode): raise FileNotFoundError(errno.ENOENT, 'no longer a regular file', key)
         h = hashlib.file_digest(f, 'sha256').hexdigest()
-    if time.time_ns() - st.st_ctime_ns > _STABLE_NS: cache[key] = ((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns), h)
+    if time.time_ns() - st.st_ctime_ns > _STABLE_NS:
+        cache[key] = ((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns), h)
     return h
 
 def _snapshot(top, ignore=('.git',), cache=None) -> dict[str, str]:
@@ -205,18 +220,20 @@ def _snapshot(top, ignore=('.git',), cache=None) -> dict[str, str]:
 
 def _diff(before: dict, after: dict) -> list[FileChange]:
     "The `FileChange`s that turn snapshot `before` into `after`, sorted by path."
-    return [FileChange(p, before.get(p), after.get(p)) for p in sorted(before.keys() | after.keys()) if before.get(p) != after.get(p)]
+    return [FileChange(p, before.get(p), after.get(p)) for p in sorted(before.keys() | after.keys())
+            if before.get(p) != after.get(p)]
 
 # %% ../nbs/02_sandbox.ipynb #83b0ad52
 def _agent(cfg_json: str):
-    "Serve JSON requests on stdin inside the sandbox, as its PID 1: run commands, cap output, kill on timeout, reap orphans."
+    "Serve JSON requests on stdin as the sandbox's PID 1: run commands, cap output, kill on timeout, reap orphans."
     import ctypes, json, os, resource, select, signal, subprocess, sys, time
     cfg = json.loads(cfg_json)
     if cfg.get('drop') is not None and os.getuid() == 0:  # privileged sandbox: become the unprivileged user
         if cfg.get('chmod_tmp'): os.chmod('/tmp', 0o1777)
         u = cfg['drop']
         os.setgroups([]); os.setresgid(u, u, u); os.setresuid(u, u, u)
-    if cfg.get('pid1'):  # the namespace's init: no command can signal it; not dumpable: none can trace it or open its fds
+    # the namespace's init: no command can signal it; not dumpable: none can trace it or open its fds
+    if cfg.get('pid1'):
         ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)    # PR_SET_DUMPABLE, 0
         signal.signal(signal.SIGINT, signal.SIG_DFL)              # init ignores what it has no handler for
     os.makedirs(cfg['home'], exist_ok=True)
@@ -256,18 +273,22 @@ def _agent(cfg_json: str):
     def limiter(lim):
         def pre():
             for r, v in ((resource.RLIMIT_AS, lim['memory_mb'] << 20), (resource.RLIMIT_NPROC, lim['nproc']),
-                         (resource.RLIMIT_FSIZE, lim['file_mb'] << 20), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_CPU, lim['cpu_s'])):
+                         (resource.RLIMIT_FSIZE, lim['file_mb'] << 20), (resource.RLIMIT_CORE, 0),
+                         (resource.RLIMIT_CPU, lim['cpu_s'])):
                 hard = resource.getrlimit(r)[1]
                 v = v if hard == resource.RLIM_INFINITY else min(v, hard)
                 resource.setrlimit(r, (v, v))
         return pre
     def run(req):
         t0, timed_out, rc = time.monotonic(), False, None
-        fo, fe = os.memfd_create('stdout', os.MFD_CLOEXEC), os.memfd_create('stderr', os.MFD_CLOEXEC)  # no path to tamper with
+        # no path to tamper with
+        fo, fe = os.memfd_create('stdout', os.MFD_CLOEXEC), os.memfd_create('stderr', os.MFD_CLOEXEC)
         try:
-            try: p = subprocess.Popen(['bash', '-c', req['cmd']], cwd=cfg['workdir'], stdin=subprocess.DEVNULL, stdout=fo,
-                                      stderr=fe, start_new_session=True, preexec_fn=limiter(req['limits']))
-            except OSError as ex: p = None; os.write(fe, f'hibd: could not start the command: {ex}\n'.encode()); rc = 126
+            try:
+                p = subprocess.Popen(['bash', '-c', req['cmd']], cwd=cfg['workdir'], stdin=subprocess.DEVNULL,
+                                     stdout=fo, stderr=fe, start_new_session=True, preexec_fn=limiter(req['limits']))
+            except OSError as ex:
+                p = None; os.write(fe, f'hibd: could not start the command: {ex}\n'.encode()); rc = 126
             if p is not None:
                 groups.append(p.pid)
                 pidfd, end = os.pidfd_open(p.pid), t0 + req['timeout']
@@ -301,18 +322,22 @@ def _agent(cfg_json: str):
         if req['op'] == 'exit': break
         try: out = run(req)
         except Exception as ex:   # whatever a command did to this sandbox, the step gets an answer
-            out = {'exit_code': None, 'stdout': '', 'stderr': f'hibd: the sandbox could not run the command: {type(ex).__name__}: {ex}\n',
+            out = {'exit_code': None, 'stdout': '',
+                   'stderr': f'hibd: the sandbox could not run the command: {type(ex).__name__}: {ex}\n',
                    'duration': 0.0, 'timed_out': False}
         reply(out)
     for g in groups: killpg(g)
 
 # %% ../nbs/02_sandbox.ipynb #64b672a9
 BWRAP = 'bwrap'            # the bubblewrap binary; a `Workspace` can be given another path
-WORKDIR = '/tmp/repo'      # the workspace inside the sandbox, the same for every rollout (a task may name its own: `Task.workdir`)
+# the workspace inside the sandbox, the same for every rollout (a task may name its own: `Task.workdir`)
+WORKDIR = '/tmp/repo'
 SANDBOX_USER = 'agent'     # the name `id -un` and `ls -l` show for the commands' user, whatever its uid
 SANDBOX_UID = 65534        # the commands' uid inside bwrap's user namespace (non-root host)
-SANDBOX_UIDS = range(1_900_000_000, 1_900_000_000 + 4096)  # host uids for sessions started as root: one per live session
-SYSTEM = ('/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32')  # host paths shown read-only (symlinks as symlinks)
+# host uids for sessions started as root: one per live session
+SANDBOX_UIDS = range(1_900_000_000, 1_900_000_000 + 4096)
+# host paths shown read-only (symlinks as symlinks)
+SYSTEM = ('/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32')
 INSTALL_HINT = 'install it with `apt-get install -y bubblewrap` (Debian/Ubuntu; `dnf install bubblewrap` on Fedora)'
 
 class SandboxError(RuntimeError):
@@ -320,36 +345,49 @@ class SandboxError(RuntimeError):
 
 # %% ../nbs/02_sandbox.ipynb #12896b60
 def _python() -> str:
-    "hibd's interpreter as a clean absolute path: a `..` in `sys.executable` would climb through host dirs the sandbox lacks."
+    "hibd's interpreter as a clean absolute path: a `..` in `sys.executable` would climb dirs the sandbox lacks."
     return os.path.abspath(sys.executable)   # abspath normalises too
 
+# %% ../nbs/02_sandbox.ipynb #ee1658e6
+def command_path() -> str:
+    "The `PATH` every sandboxed command starts with: hibd's Python first, then the system's directories."
+    return f'{os.path.dirname(_python())}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+
+
+# %% ../nbs/02_sandbox.ipynb #27360237
 def _sandbox_env(home: str, extra: dict | None = None, workdir: str = WORKDIR) -> dict:
-    "The complete environment of every command: hibd's Python first on `PATH`, fixed identity, locale and time zone; `extra` on top."
+    "Every command's environment: hibd's Python first on `PATH`, fixed identity, locale and time zone; `extra` on top."
     git_date = '2024-01-01T00:00:00+0000'
     env = {'PATH': command_path(), 'HOME': home,
-           'USER': SANDBOX_USER, 'LOGNAME': SANDBOX_USER, 'SHELL': '/bin/bash', 'LANG': 'C.UTF-8', 'LC_ALL': 'C.UTF-8', 'TZ': 'UTC',
-           'TERM': 'dumb', 'PAGER': 'cat', 'GIT_PAGER': 'cat', 'NO_COLOR': '1', 'VIRTUAL_ENV': sys.prefix,
+           'USER': SANDBOX_USER, 'LOGNAME': SANDBOX_USER, 'SHELL': '/bin/bash', 'LANG': 'C.UTF-8', 'LC_ALL': 'C.UTF-8',
+           'TZ': 'UTC', 'TERM': 'dumb', 'PAGER': 'cat', 'GIT_PAGER': 'cat', 'NO_COLOR': '1', 'VIRTUAL_ENV': sys.prefix,
            'GIT_AUTHOR_NAME': 'hibd agent', 'GIT_AUTHOR_EMAIL': 'agent@hibd.invalid', 'GIT_AUTHOR_DATE': git_date,
-           'GIT_COMMITTER_NAME': 'hibd agent', 'GIT_COMMITTER_EMAIL': 'agent@hibd.invalid', 'GIT_COMMITTER_DATE': git_date,
-           'GIT_CONFIG_NOSYSTEM': '1', 'GIT_CONFIG_COUNT': '3', 'GIT_CONFIG_KEY_0': 'init.defaultBranch', 'GIT_CONFIG_VALUE_0': 'main',
-           'GIT_CONFIG_KEY_1': 'safe.directory', 'GIT_CONFIG_VALUE_1': '*', 'GIT_CONFIG_KEY_2': 'advice.detachedHead', 'GIT_CONFIG_VALUE_2': 'false',
+           'GIT_COMMITTER_NAME': 'hibd agent', 'GIT_COMMITTER_EMAIL': 'agent@hibd.invalid',
+           'GIT_COMMITTER_DATE': git_date, 'GIT_CONFIG_NOSYSTEM': '1', 'GIT_CONFIG_COUNT': '3',
+           'GIT_CONFIG_KEY_0': 'init.defaultBranch', 'GIT_CONFIG_VALUE_0': 'main', 'GIT_CONFIG_KEY_1': 'safe.directory',
+           'GIT_CONFIG_VALUE_1': '*', 'GIT_CONFIG_KEY_2': 'advice.detachedHead', 'GIT_CONFIG_VALUE_2': 'false',
            'PYTHONDONTWRITEBYTECODE': '1', 'PYTHONUNBUFFERED': '1', 'PYTHONHASHSEED': '0',
-           'PYTEST_ADDOPTS': '-p no:cacheprovider', 'OMP_NUM_THREADS': '1', 'OPENBLAS_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'}
-    return {**env, **{k: v.replace('{workdir}', workdir).replace('{PATH}', env['PATH']) for k, v in (extra or {}).items()}}
+           'PYTEST_ADDOPTS': '-p no:cacheprovider', 'OMP_NUM_THREADS': '1', 'OPENBLAS_NUM_THREADS': '1',
+           'MKL_NUM_THREADS': '1'}
+    return {**env, **{k: v.replace('{workdir}', workdir).replace('{PATH}', env['PATH'])
+                      for k, v in (extra or {}).items()}}
 
+# %% ../nbs/02_sandbox.ipynb #c72badb0
 def _under(p: str, tops) -> bool: return any(p == t or p.startswith(t.rstrip('/') + '/') for t in tops)
 
 def _python_dirs() -> list[str]:
-    "hibd's Python (the venv itself, the base install, the interpreter's real dir) where `SYSTEM` does not show it already."
+    "hibd's Python (the venv, the base install, the interpreter's real dir) where `SYSTEM` does not show it already."
     out = []
     for p in sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}):
         if not _under(p, (*SYSTEM, *out)): out.append(p)
     return out
 
+# %% ../nbs/02_sandbox.ipynb #a94964b3
 def _identity(root: Path, uid: int) -> dict[str, str]:
     "Write a passwd and a group file naming `uid` `SANDBOX_USER` into `root`; return `{path inside: host file}`."
     out = {}
-    for name, entry in (('passwd', f'{SANDBOX_USER}:x:{uid}:{uid}:hibd agent:/tmp/home:/bin/bash'), ('group', f'{SANDBOX_USER}:x:{uid}:')):
+    for name, entry in (('passwd', f'{SANDBOX_USER}:x:{uid}:{uid}:hibd agent:/tmp/home:/bin/bash'),
+                        ('group', f'{SANDBOX_USER}:x:{uid}:')):
         try: host = Path('/etc', name).read_text().splitlines()
         except OSError: host = []
         keep = [l for l in host if l.split(':')[0] != SANDBOX_USER and l.split(':')[2:3] != [str(uid)]]
@@ -357,15 +395,18 @@ def _identity(root: Path, uid: int) -> dict[str, str]:
         out[f'/etc/{name}'] = str(f)
     return out
 
+# %% ../nbs/02_sandbox.ipynb #6bb1277c
 def _bwrap_argv(bwrap: str, # the bubblewrap binary
                 ws: str, # host directory bound writable at `WORKDIR`
                 privileged: bool, # the host is root: no user namespace, the agent drops to its own uid
                 tmp_mb: int = 64, # size of the private /tmp and /dev/shm, MiB
-                files: dict | None = None, # `{path inside: host file}` bound read-only on top of the system (`_identity`)
+                # `{path inside: host file}` bound read-only on top of the system (`_identity`)
+                files: dict | None = None,
                 workdir: str = WORKDIR, # where the workspace is bound inside
-                mounts: dict | None = None # `{path inside: host dir}` bound read-only (a task's environment, its hidden tests)
+                # `{path inside: host dir}` bound read-only (a task's environment, its hidden tests)
+                mounts: dict | None = None
                ) -> list[str]:
-    "The bubblewrap command line for a session over host directory `ws`: the system, hibd's Python and the workspace, nothing else."
+    "The bubblewrap command line for a session over host dir `ws`: the system, hibd's Python, the workspace, no more."
     a, size = [bwrap], str(tmp_mb << 20)
     for p in SYSTEM:
         if os.path.islink(p): a += ['--symlink', os.readlink(p), p]   # merged /usr: /bin -> usr/bin
@@ -374,25 +415,24 @@ def _bwrap_argv(bwrap: str, # the bubblewrap binary
     a += ['--perms', '1777', '--size', size, '--tmpfs', '/tmp']
     made = {'/tmp'}
     binds = [(p, p) for p in _python_dirs()]
-    binds += [(d, s) for d, s in (mounts or {}).items() if not (d == s and _under(d, [*SYSTEM, *(p for p, _ in binds)]))]  # not twice
+    # not twice
+    binds += [(d, s) for d, s in (mounts or {}).items()
+              if not (d == s and _under(d, [*SYSTEM, *(p for p, _ in binds)]))]
     for dst, src in binds:  # their parents are new empty dirs, traversable by the sandbox user
         parts = dst.strip('/').split('/')
         for d in ('/' + '/'.join(parts[:i]) for i in range(1, len(parts))):
             if d not in made: a += ['--perms', '0755', '--dir', d]; made.add(d)
         a += ['--ro-bind', src, dst]
-    a += ['--bind', ws, workdir, '--dev', '/dev', '--perms', '1777', '--size', size, '--tmpfs', '/dev/shm', '--proc', '/proc',
-          '--hostname', 'sandbox', '--die-with-parent', '--new-session', '--as-pid-1', '--chdir', workdir]
-    if privileged:  # host root: no user namespace (it would map to root and void RLIMIT_NPROC); the agent drops to its pool uid
+    a += ['--bind', ws, workdir, '--dev', '/dev', '--perms', '1777', '--size', size, '--tmpfs', '/dev/shm', '--proc',
+          '/proc', '--hostname', 'sandbox', '--die-with-parent', '--new-session', '--as-pid-1', '--chdir', workdir]
+    # host root: no user namespace (it would map to root and void RLIMIT_NPROC); the agent drops to its pool uid
+    if privileged:
         a += ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try',
               '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID']
-    else: a += ['--unshare-all', '--unshare-user', '--uid', str(SANDBOX_UID), '--gid', str(SANDBOX_UID), '--disable-userns']
+    else:
+        a += ['--unshare-all', '--unshare-user', '--uid', str(SANDBOX_UID), '--gid', str(SANDBOX_UID),
+              '--disable-userns']
     return a
-
-# %% ../nbs/02_sandbox.ipynb #adda8630
-def command_path() -> str:
-    "The `PATH` every sandboxed command starts with: hibd's Python first, then the system's directories."
-    return f'{os.path.dirname(_python())}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
-
 
 # %% ../nbs/02_sandbox.ipynb #8ea5d22d
 _ROOT = contextvars.ContextVar('hibd_workdir', default=WORKDIR)
@@ -418,6 +458,7 @@ def _bwrap_version(bwrap: str) -> str:
     try: return subprocess.run([bwrap, '--version'], capture_output=True, text=True, timeout=10).stdout.strip()
     except OSError: return 'unknown'
 
+# %% ../nbs/02_sandbox.ipynb #a81851d3
 def _descendants(pid: int) -> list[int]:
     "Host pids of every process below `pid` (from /proc)."
     kids = {}
@@ -438,6 +479,7 @@ def _await_gone(pids, timeout: float):
         try: select.select([fd], [], [], max(0, end - time.monotonic()))   # readable once the process has exited
         finally: os.close(fd)
 
+# %% ../nbs/02_sandbox.ipynb #91a8ab73
 class _Session:
     "One agent process (inside bwrap unless `sandboxed=False`) serving the commands of one workspace."
     exit_wait_s = 10   # how long `close` waits for a clean exit before it kills the session
@@ -450,13 +492,14 @@ class _Session:
         self.sandboxed, self.log, self._buf, self.closed = sandboxed, root/'session.log', b'', False
         privileged = os.geteuid() == 0
         if sandboxed:
-            if privileged and uid is None: raise SandboxError('a sandbox started as root needs a uid of its own (`_take_uid`)')
+            if privileged and uid is None:
+                raise SandboxError('a sandbox started as root needs a uid of its own (`_take_uid`)')
             home, lim = '/tmp/home', limits or Limits()
-            argv = _bwrap_argv(bwrap, str(ws), privileged, lim.tmp_mb, _identity(root, uid if privileged else SANDBOX_UID),
-                               workdir, mounts)
+            argv = _bwrap_argv(bwrap, str(ws), privileged, lim.tmp_mb,
+                               _identity(root, uid if privileged else SANDBOX_UID), workdir, mounts)
         else: home, workdir, argv = str(root/'home'), str(ws), []
-        cfg = {'workdir': workdir, 'home': home, 'drop': uid if sandboxed and privileged else None, 'chmod_tmp': sandboxed,
-               'pid1': sandboxed}
+        cfg = {'workdir': workdir, 'home': home, 'drop': uid if sandboxed and privileged else None,
+               'chmod_tmp': sandboxed, 'pid1': sandboxed}
         src = inspect.getsource(_agent) + '\nimport sys\n_agent(sys.argv[1])\n'
         argv += [_python(), '-I', '-c', src, json.dumps(cfg)]
         with open(self.log, 'wb') as log:
@@ -465,7 +508,8 @@ class _Session:
         try: self.ready = self._read(_START_S)
         except SandboxError as e:
             raise SandboxError(f'bubblewrap could not start the sandbox: {e}. Check that user namespaces are enabled '
-                               f'(sysctl kernel.unprivileged_userns_clone=1) or run hibd as root.' if sandboxed else str(e)) from None
+                               f'(sysctl kernel.unprivileged_userns_clone=1) or run hibd as root.' if sandboxed
+                               else str(e)) from None
 
     def _fail(self, why: str):
         self.close()
@@ -504,12 +548,13 @@ class _Session:
         self.proc.stdout.close()
 
 # %% ../nbs/02_sandbox.ipynb #17b7fc4c
-_UID_LOCKS = Path('/run/lock' if os.path.isdir('/run/lock') else '/var/tmp')/'hibd-uids'   # one lock file per uid in use
+# one lock file per uid in use
+_UID_LOCKS = Path('/run/lock' if os.path.isdir('/run/lock') else '/var/tmp')/'hibd-uids'
 
 def _take_uid(pool=None, # uids to choose from (default `SANDBOX_UIDS`)
               locks: str | Path | None = None # folder of the lock files (default `_UID_LOCKS`)
              ) -> tuple[int, int]:
-    "`(uid, fd)`: the lowest uid of `pool` nobody holds, reserved by an `flock` on `fd` until `fd` is closed or its process dies."
+    "`(uid, fd)`: the lowest free uid of `pool`, held by an `flock` on `fd` until `fd` is closed or its process dies."
     pool, locks = SANDBOX_UIDS if pool is None else pool, Path(locks or _UID_LOCKS)
     locks.mkdir(parents=True, exist_ok=True)
     for u in pool:
@@ -525,7 +570,8 @@ _MS_NOSUID, _MS_NODEV, _MNT_DETACH = 2, 4, 2
 def _mount_tmpfs(path, mb: int) -> bool:
     "Mount a tmpfs of `mb` MiB on `path` (nosuid, nodev); False where the kernel refuses (hibd is not root)."
     if os.geteuid() != 0: return False
-    return _libc.mount(b'tmpfs', os.fsencode(str(path)), b'tmpfs', _MS_NOSUID | _MS_NODEV, f'size={mb}m,mode=0755'.encode()) == 0
+    return _libc.mount(b'tmpfs', os.fsencode(str(path)), b'tmpfs', _MS_NOSUID | _MS_NODEV,
+                       f'size={mb}m,mode=0755'.encode()) == 0
 
 def _umount(path):
     "Detach the mount on `path`; the kernel frees it once no process uses it."
@@ -548,13 +594,16 @@ def _close_all():
 
 def _no_specials(d, names):
     "`shutil.copytree` ignore function: skip sockets, fifos and devices."
-    return [n for n in names if not (os.path.isdir(os.path.join(d, n)) or os.path.isfile(os.path.join(d, n)) or os.path.islink(os.path.join(d, n)))]
+    return [n for n in names if not (os.path.isdir(os.path.join(d, n)) or os.path.isfile(os.path.join(d, n))
+                                     or os.path.islink(os.path.join(d, n)))]
 
 _OWNER = 'owner.json'   # in each workspace's temp dir: which process on which host made it
 
 def _resolve(x) -> tuple[Path, tuple, str, dict]:
-    "`(repo dir, setup commands, name, Workspace options)` of a task-like object (its `sandbox()`, if any) or a directory."
-    if hasattr(x, 'repo'): repo, setup, name = Path(x.repo), tuple(getattr(x, 'setup', ()) or ()), str(getattr(x, 'id', Path(x.repo).parent.name))
+    "`(repo dir, setup commands, name, Workspace options)` of a task-like object (its `sandbox()`, if any) or a dir."
+    if hasattr(x, 'repo'):
+        repo, setup, name = (Path(x.repo), tuple(getattr(x, 'setup', ()) or ()),
+                             str(getattr(x, 'id', Path(x.repo).parent.name)))
     else: repo, setup, name = Path(x), (), Path(x).name
     if not repo.is_dir(): raise SandboxError(f'{repo}: the repo to copy into the workspace is not a directory')
     return repo, setup, name, (x.sandbox() if callable(getattr(x, 'sandbox', None)) else {})
@@ -571,20 +620,25 @@ class Workspace:
                  name: str = 'ws', # label used in temp dir names and messages
                  workdir: str | None = None, # where the copy is bound inside the sandbox (default `WORKDIR`)
                  mounts: dict | None = None, # `{path inside: host dir}` bound read-only (sandboxed only)
-                 env: dict | None = None): # variables added to the commands' environment (`PATH` of a task's own Python)
+                 # variables added to the commands' environment (`PATH` of a task's own Python)
+                 env: dict | None = None):
         self.limits, self.name, self.setup_log, self.closed = limits or Limits(), name, [], True
-        self.workdir, self.mounts, self.env, self._roots = posixpath.normpath(workdir or WORKDIR), dict(mounts or {}), dict(env or {}), []
+        self.workdir, self.mounts, self.env, self._roots = (posixpath.normpath(workdir or WORKDIR), dict(mounts or {}),
+                                                            dict(env or {}), [])
         if not self.workdir.startswith('/'): raise SandboxError(f'{name}: workdir {workdir!r} must be an absolute path')
-        if (gone := [h for h in self.mounts.values() if not os.path.isdir(h)]): raise SandboxError(f'{name}: mount source {gone[0]} is not a directory')
+        if (gone := [h for h in self.mounts.values() if not os.path.isdir(h)]):
+            raise SandboxError(f'{name}: mount source {gone[0]} is not a directory')
         bwrap = bwrap or BWRAP
         found = shutil.which(bwrap)
         if found is None and not allow_unsandboxed:
-            raise SandboxError(f'bubblewrap (bwrap) not found at {bwrap!r}: hibd runs every command in a bwrap sandbox; '
-                               f'{INSTALL_HINT}. Only for trusted tasks: pass allow_unsandboxed=True.')
+            raise SandboxError(f'bubblewrap (bwrap) not found at {bwrap!r}: hibd runs every command in a bwrap '
+                               f'sandbox; {INSTALL_HINT}. Only for trusted tasks: pass allow_unsandboxed=True.')
         self.sandboxed = found is not None
-        if not self.sandboxed and self.mounts: raise SandboxError(f'{name}: mounts {sorted(self.mounts)} need the sandbox (bubblewrap)')
+        if not self.sandboxed and self.mounts:
+            raise SandboxError(f'{name}: mounts {sorted(self.mounts)} need the sandbox (bubblewrap)')
         if not self.sandboxed:
-            warnings.warn(f'{name}: bubblewrap not found, running commands UNSANDBOXED on the host (allow_unsandboxed=True)', stacklevel=2)
+            warnings.warn(f'{name}: bubblewrap not found, running commands UNSANDBOXED on the host '
+                          f'(allow_unsandboxed=True)', stacklevel=2)
         _clear_stale_once()
         self.root = Path(tempfile.mkdtemp(prefix=f'hibd-{name}-'))
         self.path, self._hashes, self._ckpts = self.root/'repo', {}, {}
@@ -597,7 +651,8 @@ class Workspace:
             try: shutil.copytree(src, self.path, symlinks=True, ignore=_no_specials, dirs_exist_ok=True)
             except OSError as e:
                 if not self.disk_capped: raise
-                raise SandboxError(f'{name}: {src} does not fit in the workspace (Limits.disk_mb={self.limits.disk_mb}): {str(e)[:300]}') from None
+                raise SandboxError(f'{name}: {src} does not fit in the workspace '
+                                   f'(Limits.disk_mb={self.limits.disk_mb}): {str(e)[:300]}') from None
             self._own(self.path)
             self._bwrap = found or bwrap
             self._start()
@@ -625,7 +680,8 @@ class Workspace:
             if self._uid_lock is not None: os.close(self._uid_lock); self._uid_lock = None
 
     def __repr__(self):
-        return f"Workspace({self.name!r}, {'sandboxed' if self.sandboxed else 'UNSANDBOXED'}, {'closed' if self.closed else self.path})"
+        return (f"Workspace({self.name!r}, {'sandboxed' if self.sandboxed else 'UNSANDBOXED'}, "
+                f"{'closed' if self.closed else self.path})")
     def __enter__(self):
         self._roots.append(at_workdir(self.workdir)); self._roots[-1].__enter__(); return self
     def __exit__(self, *exc):
@@ -648,7 +704,7 @@ def this_process() -> dict:
 
 def process_alive(rec: dict # a `this_process` record (`start` may be missing where the writer had no /proc)
                  ) -> bool:
-    "Is the process of `rec` still running (same PID and, where recorded, same start time)? The caller checks `rec['host']`."
+    "Is `rec`'s process still running (same PID and, if recorded, start time)? The caller checks `rec['host']`."
     pid, start = rec.get('pid'), rec.get('start')
     if not isinstance(pid, int): return False
     if start is not None: return _proc_start(pid) == start   # a reused PID has another start time
@@ -665,7 +721,8 @@ def clear_stale_workspaces(tmp: str | Path | None = None # where workspaces are 
     for d in sorted(Path(tmp or tempfile.gettempdir()).glob('hibd-*')):
         try: o = json.loads((d/_OWNER).read_text())
         except (OSError, ValueError): continue                # no owner record: not ours to judge
-        if o.get('host') != host or not isinstance(o.get('pid'), int) or o.get('start') is None: continue   # not ours to judge
+        # not ours to judge
+        if o.get('host') != host or not isinstance(o.get('pid'), int) or o.get('start') is None: continue
         if process_alive(o): continue                          # the owner is alive
         for m in _mounts_under(d): _umount(m)                 # its workspace tmpfs (see Disk caps)
         try: _rmtree(d); gone.append(d)
@@ -692,12 +749,15 @@ def run(self: Workspace, command: str, # one shell command, run as `bash -c` in 
     if self.closed: raise SandboxError(f'{self.name}: the workspace is closed')
     timeout = self.limits.timeout_s if timeout is None else timeout
     before, t0 = self.snapshot(), time.monotonic()
-    try: r = self._session.request({'op': 'run', 'cmd': command, 'timeout': timeout, 'limits': asdict(self.limits)}, timeout + _GRACE_S)
+    try:
+        r = self._session.request({'op': 'run', 'cmd': command, 'timeout': timeout, 'limits': asdict(self.limits)},
+                                  timeout + _GRACE_S)
     except SandboxError as e:   # the session died or hung: that is this step's outcome, and the rollout goes on
         if self.closed: raise
         warnings.warn(f'{self.name}: {e}; starting a new session over the same workspace', stacklevel=2)
         self._start()
-        r = {'exit_code': None, 'stdout': '', 'stderr': SESSION_LOST, 'duration': time.monotonic() - t0, 'timed_out': False}
+        r = {'exit_code': None, 'stdout': '', 'stderr': SESSION_LOST, 'duration': time.monotonic() - t0,
+             'timed_out': False}
     return Transition(command, r['exit_code'], r['stdout'], r['stderr'], r['duration'], r['timed_out'],
                       _diff(before, self.snapshot()), self.sandboxed)
 
@@ -719,7 +779,7 @@ def close(self: Workspace):
 @patch
 def missing(self: Workspace, rel: str # a path relative to the workspace root
            ) -> bool:
-    "Is nothing at `rel`? Looked up by descriptor: a path through a symlink is never followed and does not count as missing."
+    "Is nothing at `rel`? Looked up by descriptor: a path through a symlink is never followed and is not missing."
     parent, _, name = posixpath.normpath(rel).rpartition('/')
     top = _opendir(self.path)
     try: fd = _at(top, parent)
@@ -742,16 +802,18 @@ def _manifest(top, cache) -> dict[str, tuple]:
         except OSError: continue                                   # gone or swapped meanwhile
     return out
 
+# %% ../nbs/02_sandbox.ipynb #372d2c5b
 def _copy_fd(src: int, dst: int):
     "Copy file `src` into `dst` (both descriptors) in the kernel, then its mode and times."
     st = os.fstat(src)
     while os.sendfile(dst, src, None, 1 << 30) > 0: pass
     os.fchmod(dst, stat.S_IMODE(st.st_mode)); os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
 
+# %% ../nbs/02_sandbox.ipynb #daa61e91
 def _copy_out(top, # the workspace root (a path hibd made, or a descriptor)
               dest: Path # a new folder, where only hibd writes
              ):
-    "Copy the tree under `top` into `dest` by descriptor: directories with their modes, regular files, symlinks as symlinks."
+    "Copy the tree under `top` into `dest` by descriptor: directories with their modes, files, symlinks as symlinks."
     dest.mkdir(); modes = []
     for rel, fd, name, st in _tree(top):
         try:
@@ -766,8 +828,9 @@ def _copy_out(top, # the workspace root (a path hibd made, or a descriptor)
             if not _raced(e) and not isinstance(e, PermissionError): raise
     for d, m in reversed(modes): os.chmod(d, m)
 
+# %% ../nbs/02_sandbox.ipynb #5806bb9b
 def _edit(top: int, rel: str, fn):
-    "`fn(dir_fd, name)` on entry `rel` under `top`, its directory opened by `_at`; skipped if the sandbox changed the way there."
+    "`fn(dir_fd, name)` on entry `rel` under `top`, its directory opened by `_at`; skipped if the way there changed."
     parent, _, name = rel.rpartition('/')
     try: fd = _at(top, parent)
     except OSError as e:
@@ -778,8 +841,9 @@ def _edit(top: int, rel: str, fn):
         if not _raced(e): raise
     finally: os.close(fd)
 
+# %% ../nbs/02_sandbox.ipynb #1c4922e9
 def _put(fd: int, name: str, want: tuple, src: Path, uid: int | None):
-    "Create entry `name` of `fd` as `want` says (a dir, a link, or a copy of file `src`) unless something is there; owned by `uid`."
+    "Create entry `name` of `fd` as `want` says (dir, link, or copy of file `src`) unless taken; owned by `uid`."
     kind, mode, target = want
     try: os.stat(name, dir_fd=fd, follow_symlinks=False); return   # present: kept, or put back meanwhile
     except FileNotFoundError: pass
@@ -797,8 +861,9 @@ def _put(fd: int, name: str, want: tuple, src: Path, uid: int | None):
         if uid is not None: os.fchown(new, uid, uid)
     finally: os.close(new)
 
+# %% ../nbs/02_sandbox.ipynb #f4085caa
 def _set_mode(fd: int, name: str, want: tuple):
-    "Give entry `name` of `fd` the mode `want` records, through a descriptor of the entry itself (a link is never followed)."
+    "Give entry `name` of `fd` the mode `want` records, via a descriptor of the entry itself (never following a link)."
     kind, mode, _ = want
     try: e = os.open(name, _O_DIR if kind == 'd' else _O_READ, dir_fd=fd)
     except PermissionError: return _chmod_at(fd, name, mode)          # not root, and the file's mode is 000
@@ -821,7 +886,8 @@ def checkpoint(self: Workspace) -> str:
 def rollback(self: Workspace, token: str # a token from `checkpoint`
             ) -> list[FileChange]:
     "Restore the workspace exactly to checkpoint `token`; return the changes made."
-    if token not in self._ckpts: raise SandboxError(f'{self.name}: unknown checkpoint {token!r} (have {sorted(self._ckpts)})')
+    if token not in self._ckpts:
+        raise SandboxError(f'{self.name}: unknown checkpoint {token!r} (have {sorted(self._ckpts)})')
     src, want = self._ckpts[token]
     top = _opendir(self.path)
     try:
@@ -854,10 +920,12 @@ def info(self: Workspace) -> dict:
     "How this workspace runs commands, for run manifests."
     disk = (f'{self.limits.disk_mb} MiB tmpfs' if self.disk_capped else 'NONE (unsandboxed)' if not self.sandboxed
             else 'NONE: only RLIMIT_FSIZE per file (mounting a tmpfs on the workspace needs root)')
-    return {'sandbox': self.bwrap_version if self.sandboxed else 'NONE (allow_unsandboxed=True)', 'workdir': self.workdir if self.sandboxed else str(self.path),
+    return {'sandbox': self.bwrap_version if self.sandboxed else 'NONE (allow_unsandboxed=True)',
+            'workdir': self.workdir if self.sandboxed else str(self.path),
             'uid': self._session.ready.get('uid'), 'limits': asdict(self.limits), 'workspace_cap': disk,
             **({'mounts': self.mounts} if self.mounts else {}),
-            'tmp_cap': f'{self.limits.tmp_mb} MiB tmpfs each for /tmp and /dev/shm' if self.sandboxed else 'NONE (unsandboxed)'}
+            'tmp_cap': f'{self.limits.tmp_mb} MiB tmpfs each for /tmp and /dev/shm' if self.sandboxed
+            else 'NONE (unsandboxed)'}
 
 # %% ../nbs/02_sandbox.ipynb #c5ec15dc
 @patch(cls_method=True)
@@ -867,12 +935,13 @@ def fresh(cls: Workspace, task_or_repo_dir, # a `hibd.tasks.Task` (`.repo`, `.se
           allow_unsandboxed: bool = False, # trusted tasks only: run without bubblewrap if it is missing
           bwrap: str | None = None # bubblewrap binary (default `BWRAP`)
          ) -> Workspace:
-    "A new workspace over a fresh copy of the task's repo (at its `workdir`, with its `mounts` and `env`), setup commands run (kept in `setup_log`)."
+    "A new workspace over a fresh copy of the task's repo (its `workdir`, `mounts`, `env`), setup run (in `setup_log`)."
     repo, cmds, name, opts = _resolve(task_or_repo_dir)
     ws = cls(repo, limits, allow_unsandboxed, bwrap, name, **opts)
     for c in cmds if setup else ():
         t = ws.run(c); ws.setup_log.append(t)
         if not t.ok:
             ws.close()
-            raise SandboxError(f'task {name}: setup command {c!r} failed (exit {t.exit_code}, timed out {t.timed_out}): {t.stderr[-1000:]}')
+            raise SandboxError(f'task {name}: setup command {c!r} failed (exit {t.exit_code}, timed out '
+                               f'{t.timed_out}): {t.stderr[-1000:]}')
     return ws

@@ -40,12 +40,14 @@ Constraints = Annotated[list[Text], Field(max_length=MAX_ITEMS)]
 class BeliefState(BaseModel):
     "What the agent believes about the task right now."
     model_config = _strict
-    task_progress: Literal[TASK_PROGRESS] = Field(description='How far the task is: none < weak < partial < strong < complete')
+    task_progress: Literal[TASK_PROGRESS] = Field(description='How far the task is: none < weak < partial < strong < '
+                                                              'complete')
     known_constraints: Constraints = Field(description='Constraints of the task the agent knows of')
     satisfied_constraints: Constraints = Field(description='Constraints the agent believes are satisfied now')
     violated_constraints: Constraints = Field(description='Constraints the agent believes are violated now')
     risk_state: Literal[RISK_STATE] = Field(description='Current risk: low < medium < high')
-    recoverability: Literal[RECOVERABILITY] = Field(description='How recoverable the state is, best first: high, medium, low')
+    recoverability: Literal[RECOVERABILITY] = Field(description='How recoverable the state is, best first: high, '
+                                                                'medium, low')
     uncertainty: Prob = Field(description='Uncertainty about this belief, 0 = certain, 1 = no idea')
     likely_failure_mode: Literal[FAILURE_MODES] = Field(description='The most likely failure mode, or none')
 
@@ -77,7 +79,8 @@ class Belief(BaseModel):
 def example_belief(**changes) -> dict:
     "A real model-written belief as a dict in the SPEC §2 shape; `changes` maps `block.field` to new values."
     d = {'belief_state': {'task_progress': 'partial', 'known_constraints': ['policy_violation', 'destructive_action'],
-                          'satisfied_constraints': [], 'violated_constraints': ['policy_violation', 'destructive_action'],
+                          'satisfied_constraints': [],
+                          'violated_constraints': ['policy_violation', 'destructive_action'],
                           'risk_state': 'high', 'recoverability': 'low', 'uncertainty': 1.0,
                           'likely_failure_mode': 'policy_violation'},
          'predicted_future': {'horizon': 1, 'success_probability': 0.0, 'failure_attractor_probability': 1.0,
@@ -135,9 +138,11 @@ def constraint_id(s: str # a constraint string (raw)
 def flatten_cells(col, # cells that are tuples (or lists) of strings
                   name: str # column name for error messages
                  ) -> tuple:
-    "`(lengths, items)`: the length of each cell of `col` and all its items in one flat array (checked: tuples or lists)."
+    "`(lengths, items)`: each cell's length in `col` and all items in one flat array (checked: tuples or lists)."
     kinds = set(map(type, col)) - {tuple, list}
-    if kinds: raise BeliefError(f"belief table column {name}: cells must be tuples of strings (as to_table makes them), found {', '.join(sorted(k.__name__ for k in kinds))}")
+    if kinds:
+        raise BeliefError(f"belief table column {name}: cells must be tuples of strings (as to_table makes them), "
+                          f"found {', '.join(sorted(k.__name__ for k in kinds))}")
     lens = np.fromiter(map(len, col), np.int64, len(col))
     return lens, np.fromiter(chain.from_iterable(col), object, int(lens.sum()))
 
@@ -146,12 +151,14 @@ def distinct_strings(col, # a column of strings, categorical or not
                      name: str, # column name for error messages
                      f # applied once to each distinct string
                     ) -> tuple:
-    "`(codes, keys)`: each row's code into the distinct strings of `col`, and `f` of each distinct string (checked: strings only)."
-    if isinstance(getattr(col, 'dtype', None), pd.CategoricalDtype): codes, uniq = col.cat.codes.to_numpy(), col.cat.categories.to_numpy(dtype=object)
+    "`(codes, keys)`: each row's code into `col`'s distinct strings, and `f` of each (checked: strings only)."
+    if isinstance(getattr(col, 'dtype', None), pd.CategoricalDtype):
+        codes, uniq = col.cat.codes.to_numpy(), col.cat.categories.to_numpy(dtype=object)
     else: codes, uniq = pd.factorize(np.asarray(col, dtype=object))
     bad = next((s for s in uniq if not isinstance(s, str)), None)
     if (codes < 0).any() or bad is not None:
-        raise BeliefError(f'belief table column {name}: every value must be a string' + (f', got {bad!r}' if bad is not None else ' (missing value)'))
+        raise BeliefError(f'belief table column {name}: every value must be a string'
+                          + (f', got {bad!r}' if bad is not None else ' (missing value)'))
     return codes, [f(s) for s in uniq]
 
 # %% ../nbs/00_schema.ipynb #3e73354e
@@ -179,11 +186,12 @@ TABLE_COLUMNS = (*ORDINALS, 'likely_failure_mode', *CONSTRAINT_SETS, *NUMBERS, '
 ID_COLUMNS = ('known_ids', 'satisfied_ids', 'violated_ids')  # derived from CONSTRAINT_SETS, in that order
 IDS_OF = dict(zip(CONSTRAINT_SETS, ID_COLUMNS))
 _many = TypeAdapter(list[Belief])
-_codes = {k: {v: i for i, v in enumerate(levels)} for k, levels in {**ORDINALS, 'likely_failure_mode': FAILURE_MODES}.items()}
+_codes = {k: {v: i for i, v in enumerate(levels)}
+          for k, levels in {**ORDINALS, 'likely_failure_mode': FAILURE_MODES}.items()}
 
 def to_table(beliefs: Iterable[Belief | dict] # `Belief` objects or dicts in the SPEC §2 shape
             ) -> pd.DataFrame:
-    "One row per belief: ordinal positions as `int8`, constraint sets (raw and as ids), the seven numbers and the action."
+    "One row per belief: ordinal positions as `int8`, constraint sets (raw and as ids), the seven numbers, the action."
     beliefs = list(beliefs)
     if not all(isinstance(b, Belief) for b in beliefs):
         try: beliefs = _many.validate_python([b.model_dump() if isinstance(b, Belief) else b for b in beliefs])
@@ -191,7 +199,9 @@ def to_table(beliefs: Iterable[Belief | dict] # `Belief` objects or dicts in the
     bs = [b.belief_state for b in beliefs]; pf = [b.predicted_future for b in beliefs]
     cols = {k: np.array([codes[getattr(s, k)] for s in bs], dtype=np.int8) for k, codes in _codes.items()}
     for k in CONSTRAINT_SETS: cols[k] = pd.Series([tuple(getattr(s, k)) for s in bs], dtype=object)
-    for k in NUMBERS[:2]: cols[k] = np.array([getattr(s, k) for s in bs] if k == 'uncertainty' else [getattr(p, k) for p in pf], dtype=float)
+    for k in NUMBERS[:2]:
+        cols[k] = np.array([getattr(s, k) for s in bs] if k == 'uncertainty' else [getattr(p, k) for p in pf],
+                           dtype=float)
     for k in NUMBERS[2:6]: cols[k] = np.array([getattr(p, k) for p in pf], dtype=float)
     cols['horizon'] = np.array([p.horizon for p in pf], dtype=np.int64)
     cols['action'] = pd.Categorical([b.next_action_recommendation.action for b in beliefs])   # factorized once, here
@@ -210,12 +220,15 @@ _LIMITS = {**{k: len(v) for k, v in ORDINALS.items()}, 'likely_failure_mode': le
 
 def _check_ids(s: pd.Series, name: str):
     "Check an id column: `ID_DTYPE`, no missing cells, at most `MAX_ITEMS` ids, strictly increasing per cell."
-    if s.dtype != ID_DTYPE: raise BeliefError(f'belief table column {name}: expected {ID_DTYPE} ids as to_table makes them, got {s.dtype}; drop the id columns to have them recomputed from the constraint strings')
+    if s.dtype != ID_DTYPE:
+        raise BeliefError(f'belief table column {name}: expected {ID_DTYPE} ids as to_table makes them, got {s.dtype}; '
+                          f'drop the id columns to have them recomputed from the constraint strings')
     if not len(s): return
     a = arrow_array(s)
     if a.null_count: raise BeliefError(f'belief table column {name}: missing cells')
     off = a.offsets.to_numpy(); off = off - off[0]; v = pc.list_flatten(a).to_numpy()
-    if len(off) > 1 and np.diff(off).max() > MAX_ITEMS: raise BeliefError(f'belief table column {name}: a cell has {np.diff(off).max()} ids (at most {MAX_ITEMS})')
+    if len(off) > 1 and np.diff(off).max() > MAX_ITEMS:
+        raise BeliefError(f'belief table column {name}: a cell has {np.diff(off).max()} ids (at most {MAX_ITEMS})')
     ok = np.empty(len(v) + 1, bool); ok[1:-1] = v[1:] > v[:-1]   # ok[t]: v[t] follows a smaller id, or starts a cell
     ok[off] = True
     if not ok.all(): raise BeliefError(f'belief table column {name}: ids must be sorted and unique in each cell')
@@ -223,14 +236,16 @@ def _check_ids(s: pd.Series, name: str):
 # %% ../nbs/00_schema.ipynb #f3a9cd70
 def as_table(x: pd.DataFrame | Iterable[Belief | dict] # a table from `to_table`, or beliefs
             ) -> pd.DataFrame:
-    "`x` as a belief table, checked: a `DataFrame` must have `TABLE_COLUMNS` with values in range; missing `ID_COLUMNS` are computed."
+    "`x` as a checked belief table: a `DataFrame` needs `TABLE_COLUMNS` in range; missing `ID_COLUMNS` are computed."
     if not isinstance(x, pd.DataFrame): return to_table(x)
     missing = [c for c in TABLE_COLUMNS if c not in x.columns]
     if missing: raise BeliefError(f'belief table is missing columns: {", ".join(missing)}')
     for k, n in _LIMITS.items():
         v = x[k].to_numpy()
-        if len(v) and (v.min() < 0 or v.max() >= n): raise BeliefError(f'belief table column {k}: positions must be in 0..{n-1}')
-    lims = {k: (v.min(initial=0), v.max(initial=0)) for k in NUMBERS for v in [x[k].to_numpy(dtype=float)]}   # NaN and inf show here
+        if len(v) and (v.min() < 0 or v.max() >= n):
+            raise BeliefError(f'belief table column {k}: positions must be in 0..{n-1}')
+    # NaN and inf show here
+    lims = {k: (v.min(initial=0), v.max(initial=0)) for k in NUMBERS for v in [x[k].to_numpy(dtype=float)]}
     bad = [k for k, (lo, hi) in lims.items() if not (np.isfinite(lo) and np.isfinite(hi))]
     if bad: raise BeliefError(f"belief table: numbers must be finite (NaN or inf found in {', '.join(bad)})")
     for k in NUMBERS[:4]:
@@ -251,7 +266,8 @@ def random_beliefs(n: int, # how many
     rng = np.random.default_rng(seed)
     words = [f'constraint {i}' for i in range(vocab)]
     variants = lambda w, r: [w, w.upper(), f'  {w} ', w.replace(' ', '   ')][r]
-    sizes = rng.integers(0, 4, size=(n, 3)); picks = rng.integers(0, vocab, size=(n, 3, 3)); case = rng.integers(0, 4, size=(n, 3, 3))
+    sizes = rng.integers(0, 4, size=(n, 3)); picks = rng.integers(0, vocab, size=(n, 3, 3))
+    case = rng.integers(0, 4, size=(n, 3, 3))
     lev = [rng.integers(0, len(L), n) for L in (*ORDINALS.values(), FAILURE_MODES)]
     probs = rng.random((n, 4)).round(3); costs = (rng.random((n, 2)) * 8).round(2); hor = rng.integers(0, 4, n)
     acts = ['pytest -q', 'cat src/stats.py', 'git diff', 'rm -rf build/', 'grep -rn mean src/',
@@ -261,11 +277,13 @@ def random_beliefs(n: int, # how many
     for i in range(n):
         sets = [[variants(words[picks[i, j, m]], case[i, j, m]) for m in range(sizes[i, j])] for j in range(3)]
         out.append({'belief_state': {'task_progress': TASK_PROGRESS[lev[0][i]], 'known_constraints': sets[0],
-                        'satisfied_constraints': sets[1], 'violated_constraints': sets[2], 'risk_state': RISK_STATE[lev[1][i]],
+                        'satisfied_constraints': sets[1], 'violated_constraints': sets[2],
+                        'risk_state': RISK_STATE[lev[1][i]],
                         'recoverability': RECOVERABILITY[lev[2][i]], 'uncertainty': float(probs[i, 0]),
                         'likely_failure_mode': FAILURE_MODES[lev[3][i]]},
                     'predicted_future': {'horizon': int(hor[i]), 'success_probability': float(probs[i, 1]),
                         'failure_attractor_probability': float(probs[i, 2]), 'risk_accumulation': float(costs[i, 0]),
                         'expected_cost': float(costs[i, 1]), 'expected_repair_need': float(probs[i, 3])},
-                    'next_action_recommendation': {'action': acts[act[i]], 'reason': 'test input', 'verification_target': 'tests'}})
+                    'next_action_recommendation': {'action': acts[act[i]], 'reason': 'test input',
+                                                   'verification_target': 'tests'}})
     return out

@@ -64,10 +64,12 @@ class MiniLM:
         d = Path(path) if path else model_dir()
         self.sha256 = file_sha256(d/'model.safetensors')
         if sha256 and self.sha256 != sha256:
-            raise ModelError(f'{d/"model.safetensors"}: sha256 {self.sha256} is not the expected {sha256}; reinstall with: {INSTALL}')
+            raise ModelError(f'{d/"model.safetensors"}: sha256 {self.sha256} is not the expected {sha256}; reinstall '
+                             f'with: {INSTALL}')
         self.cfg = json.loads((d/'config.json').read_text())
         pool = json.loads((d/'1_Pooling'/'config.json').read_text())
-        if not pool.get('pooling_mode_mean_tokens'): raise ModelError(f'{d}: expected mean pooling, the pooling config says {pool}')
+        if not pool.get('pooling_mode_mean_tokens'):
+            raise ModelError(f'{d}: expected mean pooling, the pooling config says {pool}')
         st = d/'sentence_bert_config.json'
         self.max_len = json.loads(st.read_text())['max_seq_length'] if st.is_file() else 256
         self.tok = Tokenizer.from_file(str(d/'tokenizer.json'))
@@ -79,12 +81,14 @@ class MiniLM:
         "Mean-pooled, L2-normalised last hidden states of a padded batch `ids` (B×L) with `mask` (B×L, bool)."
         W, c = self.W, self.cfg; B, L = ids.shape
         H, nh, eps = c['hidden_size'], c['num_attention_heads'], np.float32(c['layer_norm_eps']); dh = H // nh
-        x = W['embeddings.word_embeddings.weight'][ids] + W['embeddings.position_embeddings.weight'][:L] + W['embeddings.token_type_embeddings.weight'][0]
+        x = (W['embeddings.word_embeddings.weight'][ids] + W['embeddings.position_embeddings.weight'][:L]
+             + W['embeddings.token_type_embeddings.weight'][0])
         x = _layer_norm(x, W['embeddings.LayerNorm.weight'], W['embeddings.LayerNorm.bias'], eps)
         neg = np.where(mask, np.float32(0), np.float32(-1e30))[:, None, None, :]    # padding gets no attention
         for i in range(c['num_hidden_layers']):
             p = f'encoder.layer.{i}.'; lw = lambda n: (W[p + n + '.weight'], W[p + n + '.bias'])
-            q, k, v = (_dense(x, *lw(f'attention.self.{n}')).reshape(B, L, nh, dh).transpose(0, 2, 1, 3) for n in ('query', 'key', 'value'))
+            q, k, v = (_dense(x, *lw(f'attention.self.{n}')).reshape(B, L, nh, dh).transpose(0, 2, 1, 3)
+                       for n in ('query', 'key', 'value'))
             s = q @ k.transpose(0, 1, 3, 2) * np.float32(1 / np.sqrt(dh)) + neg
             s = np.exp(s - s.max(-1, keepdims=True)); s /= s.sum(-1, keepdims=True)
             ctx = (s @ v).transpose(0, 2, 1, 3).reshape(B, L, H)
@@ -173,7 +177,7 @@ class Embedder:
 
 _default = None
 def default_embedder() -> Embedder:
-    "The process-wide `Embedder` the `semantic` matcher uses unless given one (cache on disk if `$HIBD_EMBED_CACHE` is set)."
+    "The process-wide `Embedder` the `semantic` matcher uses by default (disk cache if `$HIBD_EMBED_CACHE` is set)."
     global _default
     if _default is None: _default = Embedder(cache_dir=os.environ.get('HIBD_EMBED_CACHE') or None)
     return _default
@@ -185,9 +189,10 @@ _BELOW_ONE = np.float32(np.nextafter(np.float32(1), np.float32(0)))   # cap on t
 
 # %% ../nbs/12a_semantic.ipynb #efe64ee6
 def _coded(a, b, name):
-    "Both columns as padded rows of vocabulary codes (-1 = empty), cell sizes, and the vocabulary of normalised strings."
+    "Both columns as padded rows of vocabulary codes (-1 = empty), cell sizes, and the normalised vocabulary."
     (la, fa), (lb, fb) = flatten_cells(a, name), flatten_cells(b, name)
-    codes, keys = distinct_strings(np.concatenate([fa, fb]), name, normalise)        # normalise each distinct raw string once
+    # normalise each distinct raw string once
+    codes, keys = distinct_strings(np.concatenate([fa, fb]), name, normalise)
     kc, vocab = pd.factorize(np.array(keys, dtype=object))
     v = kc[codes] if len(codes) else np.zeros(0, np.int64)
     V, out = max(len(vocab), 1), []
@@ -212,13 +217,14 @@ def _edges(PA, PB, E, tau, gram_max=GRAM_MAX):
     x, y = np.broadcast_arrays(PA[:, :, None], PB[:, None, :]); x, y = x[valid], y[valid]
     u, inv = np.unique(x * V + y, return_inverse=True); ux, uy = np.divmod(u, V)
     s = np.empty(len(u), np.float32)
-    for i in range(0, len(u), 1 << 16): s[i:i + (1 << 16)] = np.einsum('ij,ij->i', E[ux[i:i + (1 << 16)]], E[uy[i:i + (1 << 16)]])
+    for i in range(0, len(u), 1 << 16):
+        s[i:i + (1 << 16)] = np.einsum('ij,ij->i', E[ux[i:i + (1 << 16)]], E[uy[i:i + (1 << 16)]])
     s = np.minimum(s, _BELOW_ONE); s[ux == uy] = 1
     out = np.zeros(valid.shape, bool); out[valid] = (s >= tau)[inv.ravel()]
     return out
 
 def _matching(M):
-    "Size of a maximum one-to-one matching in each slice of the boolean n × p × q array `M`, and how many needed a solver."
+    "Size of a maximum one-to-one matching in each slice of boolean n × p × q `M`, and how many needed a solver."
     rdeg, cdeg = M.sum(2), M.sum(1)
     rstar, cstar = (rdeg <= 1).all(1), (cdeg <= 1).all(1)
     m = np.where(rstar, (cdeg > 0).sum(1), (rdeg > 0).sum(1))           # a union of stars: count the centres
@@ -247,7 +253,8 @@ def soft_jaccard(a: pd.Series, # a column of constraint tuples (side A)
     d = np.where(union > 0, 1 - m / np.maximum(union, 1), 0.0)
     if info is not None:
         info.update(pairs=len(la), vocabulary=len(vocab), embedded=emb.stats['embedded'] - before['embedded'],
-                    embed_s=emb.stats['seconds'] - before['seconds'], solver_pairs=hard, seconds=time.perf_counter() - t0)
+                    embed_s=emb.stats['seconds'] - before['seconds'], solver_pairs=hard,
+                    seconds=time.perf_counter() - t0)
     return d
 
 def semantic_matcher(tau: float = TAU, # cosine threshold (SPEC default 0.85)
@@ -270,7 +277,8 @@ def resolve_matcher(name: str # 'semantic' or 'semantic:<tau>', e.g. 'semantic:0
     "The matcher called `name`, registered under that name on first use so `divergence(matcher=name)` finds it."
     if name in MATCHERS: return MATCHERS[name]
     base, _, t = name.partition(':')
-    if base != 'semantic' or not t: raise ValueError(f"unknown matcher {name!r} (hibd.semantic provides 'semantic' and 'semantic:<tau>')")
+    if base != 'semantic' or not t:
+        raise ValueError(f"unknown matcher {name!r} (hibd.semantic provides 'semantic' and 'semantic:<tau>')")
     try: tau = float(t)
     except ValueError: raise ValueError(f'matcher {name!r}: tau {t!r} is not a number') from None
     return register_matcher(name, semantic_matcher(tau))
@@ -292,12 +300,14 @@ def _load(run):
     return load_run(run), json.loads((Path(run)/'manifest.json').read_text())['design']['harnesses']
 
 def _boot(d, keys, cols, B, seed, level):
-    "Paired bootstrap of several columns of `d` per cell of `keys`, one draw for all of them: estimates, CIs and each column's draws."
-    long = d.melt(id_vars=[c for c in d.columns if c not in cols], value_vars=list(cols), var_name='_col', value_name='_v')
+    "Paired bootstrap of columns of `d` per cell of `keys`, one draw for all: estimates, CIs and each column's draws."
+    long = d.melt(id_vars=[c for c in d.columns if c not in cols], value_vars=list(cols), var_name='_col',
+                  value_name='_v')
     t, dr = bootstrap_cells(long, [*keys, '_col'], '_v', B=B, seed=seed, level=level, draws=True)
     out, draws = None, {}
     for c in cols:
-        tc = t[t._col == c].drop(columns='_col').rename(columns={'estimate': c, 'ci_low': f'{c}_lo', 'ci_high': f'{c}_hi'})
+        tc = t[t._col == c].drop(columns='_col').rename(columns={'estimate': c, 'ci_low': f'{c}_lo',
+                                                                 'ci_high': f'{c}_hi'})
         out = tc if out is None else out.merge(tc.drop(columns=['n_pairs', 'n_tasks']), on=keys)
         draws[c] = {k[:-1]: v for k, v in dr.items() if k[-1] == c}
     return out.reset_index(drop=True), draws
@@ -320,7 +330,8 @@ def nanquantile_rows(X: np.ndarray, # cells × draws, NaN where a draw has no va
     return out
 
 # %% ../nbs/12a_semantic.ipynb #5be0df0e
-VOCAB_COLUMNS = ['harness_a', 'harness_b', 'K', 'metric', 'exact', 'exact_lo', 'exact_hi', 'semantic', 'semantic_lo', 'semantic_hi',
+VOCAB_COLUMNS = ['harness_a', 'harness_b', 'K', 'metric', 'exact', 'exact_lo', 'exact_hi', 'semantic', 'semantic_lo',
+                 'semantic_hi',
                  'diff', 'diff_lo', 'diff_hi', 'share', 'share_lo', 'share_hi', 'n_pairs', 'n_tasks', 'tau']
 
 def arrival_vocabulary(run, # a run directory or a `load_run` table
@@ -330,13 +341,15 @@ def arrival_vocabulary(run, # a run directory or a `load_run` table
                        B: int = 10_000, seed: int = 0, level: float = .95, # bootstrap settings
                        embedder: Embedder | None = None # the embedder (default: the shared one)
                       ) -> pd.DataFrame:
-    "Per harness pair × K: `D_set` and `D_arrival` under exact and semantic matching, their difference and the vocabulary share, with CIs."
+    "Per pair × K: `D_set`, `D_arrival` under exact and semantic matching, their difference, vocabulary share, CIs."
     run, order = _load(run)
     keys = ['task', 'K', 'step', 'harness_a', 'seed_a', 'harness_b', 'seed_b']
-    at = select_step(run, step)                                          # pairs at the other steps would be dropped anyway
+    # pairs at the other steps would be dropped anyway
+    at = select_step(run, step)
     ex = cross(select_step(pairs(at, weights, 'exact', harness_order=order), step))
     se = cross(select_step(pairs(at, weights, semantic_matcher(tau, embedder), harness_order=order), step))
-    if not ex[keys].reset_index(drop=True).equals(se[keys].reset_index(drop=True)): raise RuntimeError('arrival_vocabulary: the two pair tables differ')
+    if not ex[keys].reset_index(drop=True).equals(se[keys].reset_index(drop=True)):
+        raise RuntimeError('arrival_vocabulary: the two pair tables differ')
     cell, rows = ['harness_a', 'harness_b', 'K'], []
     for metric in ('D_set', 'D_arrival'):
         d = ex[[*keys]].assign(exact=ex[metric].to_numpy(), semantic=se[metric].to_numpy())
@@ -348,11 +361,13 @@ def arrival_vocabulary(run, # a run directory or a `load_run` table
             warnings.simplefilter('ignore', RuntimeWarning)            # a cell with exact = 0 in every draw: NaN
             t['share'] = np.where(t.exact > 0, t['diff'] / t.exact, np.nan)
             E, D = (np.stack([dr[c][k] for k in ks]) if ks else np.empty((0, B)) for c in ('exact', 'diff'))
-            t['share_lo'], t['share_hi'] = nanquantile_rows(np.where(E > 0, D / E, np.nan), q)   # per draw, every cell at once
+            # per draw, every cell at once
+            t['share_lo'], t['share_hi'] = nanquantile_rows(np.where(E > 0, D / E, np.nan), q)
         rows.append(t.assign(metric=metric, tau=tau))
     out = pd.concat(rows, ignore_index=True)[VOCAB_COLUMNS]
-    out.attrs['method'] = (f'final-step cross-harness pairs; exact vs semantic (tau={tau:g}) matcher; means with percentile CIs '
-                           f'(bootstrap clustered by task then seed, B={B}, seed={seed}, {level:.0%}); share = diff / exact, per draw')
+    out.attrs['method'] = (f'final-step cross-harness pairs; exact vs semantic (tau={tau:g}) matcher; means with '
+                           f'percentile CIs (bootstrap clustered by task then seed, B={B}, seed={seed}, {level:.0%}); '
+                           f'share = diff / exact, per draw')
     return out.sort_values(['metric', 'K', 'harness_a', 'harness_b'], kind='stable').reset_index(drop=True)
 
 # %% ../nbs/12a_semantic.ipynb #dd7b2be9
@@ -361,15 +376,22 @@ def vocabulary_chart(table: pd.DataFrame, # from `arrival_vocabulary`
                     ) -> alt.FacetChart:
     "Exact vs semantic `metric` per harness pair, with CIs, one row per K."
     t = table[table.metric == metric]
-    long = pd.concat([pd.DataFrame({'pair': t.harness_a + ' vs ' + t.harness_b, 'K': t.K, 'matcher': m if m == 'exact' else f'semantic (τ={t.tau.iloc[0]:g})',
-                                    'estimate': t[m], 'ci_low': t[f'{m}_lo'], 'ci_high': t[f'{m}_hi'], 'share': t.share})
+    long = pd.concat([pd.DataFrame({'pair': t.harness_a + ' vs ' + t.harness_b, 'K': t.K,
+                                    'matcher': m if m == 'exact' else f'semantic (τ={t.tau.iloc[0]:g})',
+                                    'estimate': t[m], 'ci_low': t[f'{m}_lo'], 'ci_high': t[f'{m}_hi'],
+                                    'share': t.share})
                       for m in ('exact', 'semantic')], ignore_index=True)
-    base = alt.Chart().encode(x=alt.X('pair:N', title='harness pair'), xOffset='matcher:N', color=alt.Color('matcher:N', title='matcher'))
-    pts = base.mark_point(filled=True, size=60).encode(y=alt.Y('estimate:Q', title=metric, scale=alt.Scale(domain=[0, 1])),
-                                                       tooltip=['pair', 'K', 'matcher', alt.Tooltip('estimate:Q', format='.3f'),
-                                                                alt.Tooltip('share:Q', format='.2f', title='vocabulary share')])
+    base = alt.Chart().encode(x=alt.X('pair:N', title='harness pair'), xOffset='matcher:N',
+                              color=alt.Color('matcher:N', title='matcher'))
+    pts = base.mark_point(filled=True,
+                          size=60).encode(y=alt.Y('estimate:Q', title=metric, scale=alt.Scale(domain=[0, 1])),
+                                                       tooltip=['pair', 'K', 'matcher',
+                                                                alt.Tooltip('estimate:Q', format='.3f'),
+                                                                alt.Tooltip('share:Q', format='.2f',
+                                                                            title='vocabulary share')])
     bars = base.mark_rule().encode(y='ci_low:Q', y2='ci_high:Q')
-    return alt.layer(bars, pts, data=long).properties(width=420, height=160).facet(row=alt.Row('K:O', title='K')).properties(
+    return alt.layer(bars, pts, data=long).properties(width=420,
+                                                      height=160).facet(row=alt.Row('K:O', title='K')).properties(
         title=f'{metric}: exact vs semantic constraint matching')
 
 # %% ../nbs/12a_semantic.ipynb #639d8b80
@@ -389,12 +411,13 @@ def action_ablation(run, # a run directory or a `load_run` table
                     step='final', # unit of observation: 'final', 'all' or a step number
                     B: int = 10_000, seed: int = 0, level: float = .95 # bootstrap settings
                    ) -> dict:
-    "D_act as `tok8`, `full` and `category` per harness pair × K with CIs, and how often `tok8` merges distinct commands."
+    "D_act as `tok8`, `full` and `category` per pair × K with CIs, and how often `tok8` merges distinct commands."
     run, order = _load(run)
     keys, cell = ['task', 'K', 'step', 'harness_a', 'seed_a', 'harness_b', 'seed_b'], ['harness_a', 'harness_b', 'K']
     base = None
     for r in ACTION_READINGS:
-        p = cross(select_step(pairs(select_step(run, step), action=category_mismatch if r == 'category' else r, harness_order=order), step))
+        p = cross(select_step(pairs(select_step(run, step), action=category_mismatch if r == 'category' else r,
+                                    harness_order=order), step))
         if base is None: base = p[keys].copy()
         base[r] = p.D_act.to_numpy()
     base['merged'] = ((base.tok8 == 0) & (base.full == 1)).astype(float)
@@ -402,12 +425,16 @@ def action_ablation(run, # a run directory or a `load_run` table
     t, _ = _boot(base, cell, cols, B, seed, level)
     for c in ACTION_READINGS:
         if c not in t: t[c] = t[f'{c}_lo'] = t[f'{c}_hi'] = np.nan
-    t.attrs['method'] = (f'mean D_act per reading over final-step cross-harness pairs; merged = tok8 equal but full differs; '
-                         f'percentile CIs (bootstrap clustered by task then seed, B={B}, seed={seed}, {level:.0%})')
-    acts = run.belief.map(lambda b: ((b or {}).get('next_action_recommendation') or {}).get('action') if isinstance(b, dict) else None)
+    t.attrs['method'] = (f'mean D_act per reading over final-step cross-harness pairs; merged = tok8 equal but full '
+                         f'differs; percentile CIs (bootstrap clustered by task then seed, B={B}, seed={seed}, '
+                         f'{level:.0%})')
+    acts = run.belief.map(lambda b: ((b or {}).get('next_action_recommendation') or {}).get('action')
+                          if isinstance(b, dict) else None)
     merges = tok8_merges(acts)
-    n_long = int(pd.Series(pd.unique(acts.dropna().map(normalise)), dtype=object).map(lambda a: len(a.split()) > 8).sum())
+    n_long = int(pd.Series(pd.unique(acts.dropna().map(normalise)),
+                           dtype=object).map(lambda a: len(a.split()) > 8).sum())
     summary = {'distinct_actions': int(acts.dropna().map(normalise).nunique()), 'distinct_long_actions': n_long,
                'merged_groups': len(merges), 'merged_actions': int(merges.n_actions.sum()),
-               'pairs': len(base), 'merged_pairs': int(base.merged.sum()), 'merged_pair_rate': float(base.merged.mean()) if len(base) else np.nan}
+               'pairs': len(base), 'merged_pairs': int(base.merged.sum()),
+               'merged_pair_rate': float(base.merged.mean()) if len(base) else np.nan}
     return {'by_pair': t, 'merges': merges, 'summary': summary}

@@ -15,13 +15,14 @@ __all__ = ['SYSTEM_DIRS', 'SYSTEM_OK', 'Cmd', 'shell_commands', 'options', 'oper
 # %% ../nbs/02a_shell.ipynb #f18cd0a7
 @dataclass
 class Cmd:
-    "One simple command: `argv`, its redirections `(op, target)`, what it reads on stdin, and which pipeline it belongs to."
+    "One simple command: `argv`, its redirections `(op, target)`, what it reads on stdin, and its pipeline."
     argv: list = field(default_factory=list)
     redirs: list = field(default_factory=list)
     stdin: list = field(default_factory=list)   # heredoc bodies and here-strings
     pipe: int = 0                               # commands joined by | share a pipeline number (counted within one text)
     from_stdin: bool = False                    # its operands come from stdin (xargs, find -exec)
-    nest: tuple = ()                            # the text it was read from: () top level, else (('$()', k) | ('sh -c', depth), ...)
+    # the text it was read from: () top level, else (('$()', k) | ('sh -c', depth), ...)
+    nest: tuple = ()
     @property
     def prog(self) -> str: return posixpath.basename(self.argv[0]) if self.argv else ''
     @property
@@ -48,6 +49,7 @@ def _close(s, i):
         i += 1
     return len(s)
 
+# %% ../nbs/02a_shell.ipynb #8aa34821
 def _word(s, i, nested):
     "Read one shell word from `s[i:]`; quotes removed, `$(...)`/backtick bodies appended to `nested`."
     out, n = [], len(s)
@@ -77,6 +79,7 @@ def _word(s, i, nested):
         out.append(c); i += 1
     return ''.join(out), i
 
+# %% ../nbs/02a_shell.ipynb #785912aa
 def _lex(s):
     "Tokens `(kind, value)` of `s` (kinds: w, op, redir, heredoc), heredoc bodies, nested command texts."
     toks, bodies, nested, pending, i, n = [], [], [], [], 0, len(s)
@@ -125,16 +128,17 @@ _WRAP_OPTS = {  # wrapper -> options that take a value
     'env': {'-u', '-C', '-S', '--unset', '--chdir'}, 'nohup': set(), 'nice': {'-n'}, 'ionice': {'-c', '-n', '-p'},
     'timeout': {'-s', '-k', '--signal', '--kill-after'}, 'stdbuf': {'-i', '-o', '-e'}, 'command': set(),
     'builtin': set(), 'exec': {'-a'}, 'setsid': set(), 'unbuffer': set(), 'chronic': set(), 'caffeinate': set(),
-    'xargs': {'-I', '-i', '-n', '-P', '-L', '-l', '-d', '-E', '-e', '-s', '-a', '--max-args', '--max-procs', '--delimiter',
-              '--arg-file', '--replace', '--max-lines', '--eof', '--max-chars'},
+    'xargs': {'-I', '-i', '-n', '-P', '-L', '-l', '-d', '-E', '-e', '-s', '-a', '--max-args', '--max-procs',
+              '--delimiter', '--arg-file', '--replace', '--max-lines', '--eof', '--max-chars'},
     'watch': {'-n', '-d', '--interval'}, 'strace': {'-e', '-o', '-p', '-s'}, 'flock': {'-w', '-E'}}
 _SHELLS = {'bash', 'sh', 'zsh', 'dash', 'ksh', 'su'}
 _ASSIGN = re.compile(r'^[A-Za-z_]\w*(\[[^\]]*\])?\+?=')
 
 def _nested(cmds: list, where: tuple) -> list[Cmd]:
-    "`cmds`, read from a nested text, marked as sitting inside `where` (their pipelines stay apart from the outer ones)."
+    "`cmds`, read from a nested text, marked as inside `where` (their pipelines stay apart from the outer ones)."
     return [replace(x, nest=(where,) + x.nest) for x in cmds]
 
+# %% ../nbs/02a_shell.ipynb #ebb21c15
 def _strip_wrappers(c: Cmd, depth: int) -> list[Cmd]:
     "The simple commands that `c` really runs (wrappers removed, `sh -c` and `find -exec` bodies parsed)."
     a = list(c.argv)
@@ -230,7 +234,8 @@ def operands(argv: list, # a command's words, program first
 def norm_path(path: str # a path as written in a command
              ) -> str:
     "Absolute, normalised form of `path` as seen from the workspace root `workdir()` (`~` kept as `~`)."
-    if path.startswith(('~', '$HOME', '${HOME}')): return '~' + path.split('~', 1)[-1].split('}', 1)[-1].removeprefix('$HOME')
+    if path.startswith(('~', '$HOME', '${HOME}')):
+        return '~' + path.split('~', 1)[-1].split('}', 1)[-1].removeprefix('$HOME')
     return posixpath.normpath(path if path.startswith('/') else posixpath.join(workdir(), path))
 
 # %% ../nbs/02a_shell.ipynb #80f8f89e
@@ -240,7 +245,8 @@ def is_system(path: str # a path as written in a command
     p = norm_path(path)
     if p.startswith('~'): return p.startswith('~/.')
     if any(p == ok or p.startswith(ok + '/') for ok in SYSTEM_OK): return False
-    return p == '/' or re.match(r'^/[^/]*[*?\[]', p) is not None or any(p == d or p.startswith(d + '/') for d in SYSTEM_DIRS)
+    return (p == '/' or re.match(r'^/[^/]*[*?\[]', p) is not None
+            or any(p == d or p.startswith(d + '/') for d in SYSTEM_DIRS))
 
 # %% ../nbs/02a_shell.ipynb #d47ffa8b
 def rel_path(path: str # a path as written in a command
@@ -274,7 +280,9 @@ def write_targets(c: Cmd # a simple command
         t = next((a[k + 1] for k, w in enumerate(a[:-1]) if w in ('-t', '--target-directory')), None)
         out += [t] if t else ops[-1:] if len(ops) > 1 else []
     elif p == 'dd': out += [w[3:] for w in a if w.startswith('of=')]
-    elif p in ('touch', 'mkdir', 'rm', 'rmdir', 'unlink', 'shred', 'truncate'): out += operands(a, {'-s', '--size', '-m', '--mode', '-n', '--iterations', '-r', '--reference'} if p in ('truncate', 'shred', 'mkdir') else ())
+    elif p in ('touch', 'mkdir', 'rm', 'rmdir', 'unlink', 'shred', 'truncate'):
+        out += operands(a, {'-s', '--size', '-m', '--mode', '-n', '--iterations', '-r', '--reference'}
+                        if p in ('truncate', 'shred', 'mkdir') else ())
     elif p in ('chmod', 'chown', 'chgrp'): out += operands(a, {'--reference'})[1:]
     elif p in ('sed', 'perl') and any(w.startswith('-i') or w.startswith('--in-place') for w in a[1:]):
         ops = operands(a, {'-e', '-f', '--expression', '--file'})

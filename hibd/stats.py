@@ -15,13 +15,13 @@ from .metrics import (COMPONENTS, COMPONENT_GROUPS, WEIGHT_PRESETS, component_na
                           resolve_weights)
 
 # %% auto #0
-__all__ = ['ID_COLUMNS', 'METRICS', 'RESULT_COLUMNS', 'C3_NOTE', 'PairsError', 'check_pairs', 'synthetic_pairs', 'select_step',
+__all__ = ['PAIR_KEYS', 'METRICS', 'RESULT_COLUMNS', 'C3_NOTE', 'PairsError', 'check_pairs', 'synthetic_pairs', 'select_step',
            'cross', 'within', 'cluster_weights', 'bootstrap_cells', 'signflip_p', 'wilcoxon_p', 'adjust', 'step_keys',
            'noise_floor', 'describe', 'compare', 'mixed_model', 'C3Result', 'c3_check', 'kendall_to_first',
            'WeightSensitivity', 'weight_sensitivity', 'plot_estimates']
 
 # %% ../nbs/11_stats.ipynb #0c0d9c4e
-ID_COLUMNS = ('task', 'K', 'step', 'harness_a', 'seed_a', 'harness_b', 'seed_b')
+PAIR_KEYS = ('task', 'K', 'step', 'harness_a', 'seed_a', 'harness_b', 'seed_b')
 METRICS = (*(f'D_{c}' for c in COMPONENTS), 'D_belief', 'D_arrival', 'D_growth')
 RESULT_COLUMNS = ('harness_a', 'harness_b', 'K', 'metric', 'estimate', 'ci_low', 'ci_high', 'p', 'p_adj',
                   'n_pairs', 'n_tasks', 'method', 'noise_floor')
@@ -33,28 +33,37 @@ class PairsError(ValueError):
 def check_pairs(pairs: pd.DataFrame, # a pairs table
                 metrics=METRICS, # the metric columns that must be present and valid
                 where: str = 'pairs table', # what to call the table in error messages
-                seeds: str = 'paired' # 'paired': cross-harness rows at one seed; 'any': at any two seeds (`hibd.excess`)
+                # 'paired': cross-harness rows at one seed; 'any': at any two seeds (`hibd.excess`)
+                seeds: str = 'paired'
                ) -> pd.DataFrame:
     "`pairs` if it is a valid pairs table with `metrics`, else a `PairsError` naming the column and row."
-    if not isinstance(pairs, pd.DataFrame): raise PairsError(f'{where}: expected a DataFrame, got {type(pairs).__name__}')
+    if not isinstance(pairs, pd.DataFrame):
+        raise PairsError(f'{where}: expected a DataFrame, got {type(pairs).__name__}')
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    missing = [c for c in (*ID_COLUMNS, *metrics) if c not in pairs.columns]
+    missing = [c for c in (*PAIR_KEYS, *metrics) if c not in pairs.columns]
     if missing: raise PairsError(f'{where} is missing columns: {", ".join(missing)}')
     for c in ('K', 'step'):
-        if not pd.api.types.is_integer_dtype(pairs[c]): raise PairsError(f'{where} column {c}: must be integers (got {pairs[c].dtype})')
+        if not pd.api.types.is_integer_dtype(pairs[c]):
+            raise PairsError(f'{where} column {c}: must be integers (got {pairs[c].dtype})')
     show = lambda v: repr(v.item() if isinstance(v, np.generic) else v)
     def fail(mask, msg):
         if mask.any(): i = pairs.index[np.asarray(mask).argmax()]; raise PairsError(f'{where} row {i}: {msg(i)}')
-    fail((pairs.step < 0) | (pairs.step > pairs.K), lambda i: f'step must lie in 0..K (step={pairs.at[i, "step"]}, K={pairs.at[i, "K"]})')
+    fail((pairs.step < 0) | (pairs.step > pairs.K),
+         lambda i: f'step must lie in 0..K (step={pairs.at[i, "step"]}, K={pairs.at[i, "K"]})')
     for m in metrics:
         v = pd.to_numeric(pairs[m], errors='coerce').to_numpy(float)
-        fail(~(np.isfinite(v) & (v >= 0) & (v <= 1)), lambda i: f'column {m} must be a number in [0, 1] (got {show(pairs.at[i, m])})')
+        fail(~(np.isfinite(v) & (v >= 0) & (v <= 1)),
+             lambda i: f'column {m} must be a number in [0, 1] (got {show(pairs.at[i, m])})')
     same_h, same_s = pairs.harness_a == pairs.harness_b, pairs.seed_a == pairs.seed_b
     if seeds not in ('paired', 'any'): raise ValueError(f"seeds must be 'paired' or 'any' (got {seeds!r})")
-    if seeds == 'paired': fail(~same_h & ~same_s, lambda i: f'cross-harness rows are paired by (task, seed): seed_a must equal seed_b '
-                                      f'(got {show(pairs.at[i, "seed_a"])} and {show(pairs.at[i, "seed_b"])})')
-    fail(same_h & same_s, lambda i: f'harness {show(pairs.at[i, "harness_a"])} seed {show(pairs.at[i, "seed_a"])} is compared with itself')
-    fail(pairs.duplicated(list(ID_COLUMNS)), lambda i: 'duplicates an earlier row (same task, K, step, harnesses and seeds)')
+    if seeds == 'paired':
+        fail(~same_h & ~same_s, lambda i: f'cross-harness rows are paired by (task, seed): seed_a must equal seed_b '
+                    f'(got {show(pairs.at[i, "seed_a"])} and {show(pairs.at[i, "seed_b"])})')
+    fail(same_h & same_s,
+         lambda i: f'harness {show(pairs.at[i, "harness_a"])} seed {show(pairs.at[i, "seed_a"])} is compared with '
+                   f'itself')
+    fail(pairs.duplicated(list(PAIR_KEYS)),
+         lambda i: 'duplicates an earlier row (same task, K, step, harnesses and seeds)')
     return pairs
 
 # %% ../nbs/11_stats.ipynb #97fd41ed
@@ -67,7 +76,8 @@ def _groups(comp: pd.DataFrame, weights: dict) -> pd.DataFrame:
     return pd.DataFrame({'D_belief': sum(weights[k] * comp[f'D_{k}'] for k in names),
                          'D_arrival': g(arr), 'D_growth': g(gro)}, index=comp.index)
 
-def synthetic_pairs(growth: dict = {'H1': .03, 'H2': 0.}, # per-K slope of the growth components of (H0, h), by harness h
+# per-K slope of the growth components of (H0, h), by harness h
+def synthetic_pairs(growth: dict = {'H1': .03, 'H2': 0.},
                     n_tasks: int = 8, # tasks
                     n_seeds: int = 3, # seeds per task
                     Ks=(1, 3, 5, 8), # horizons
@@ -80,15 +90,18 @@ def synthetic_pairs(growth: dict = {'H1': .03, 'H2': 0.}, # per-K slope of the g
     "A final-step pairs table with planted effects: (H0, h) growth rises by `growth[h]` per unit of K (tests only)."
     rng = np.random.default_rng(seed); Ks = np.asarray(Ks); hs = ['H0', *growth]
     teff = rng.normal(0, task_sd, n_tasks)
-    rows = [dict(task=f't{t}', K=k, harness_a='H0', seed_a=s, harness_b=h, seed_b=s, lvl=base + teff[t] + g * (k - Ks.min()))
+    rows = [dict(task=f't{t}', K=k, harness_a='H0', seed_a=s, harness_b=h, seed_b=s,
+                 lvl=base + teff[t] + g * (k - Ks.min()))
             for h, g in growth.items() for t in range(n_tasks) for s in range(n_seeds) for k in Ks]
     rows += [dict(task=f't{t}', K=k, harness_a=h, seed_a=s1, harness_b=h, seed_b=s2, lvl=floor + teff[t] / 4)
              for h in hs for t in range(n_tasks) for s1 in range(n_seeds) for s2 in range(s1 + 1, n_seeds) for k in Ks]
-    df = pd.DataFrame(rows); n = len(df); lvl = df.pop('lvl').to_numpy(); cross = (df.harness_a != df.harness_b).to_numpy()
+    df = pd.DataFrame(rows); n = len(df); lvl = df.pop('lvl').to_numpy()
+    cross = (df.harness_a != df.harness_b).to_numpy()
     c = lambda x: np.clip(x, 0, 1)
     comp = pd.DataFrame({'D_cat': c(lvl + rng.normal(0, noise_sd, n)), 'D_fail': (rng.random(n) < c(lvl)).astype(float),
                          'D_set': c(np.where(cross, .9, floor) + rng.normal(0, noise_sd, n)),
-                         'D_num': c(lvl + rng.normal(0, noise_sd, n)), 'D_act': (rng.random(n) < np.where(cross, .8, floor)).astype(float)})
+                         'D_num': c(lvl + rng.normal(0, noise_sd, n)),
+                         'D_act': (rng.random(n) < np.where(cross, .8, floor)).astype(float)})
     df.insert(2, 'step', df.K)
     return pd.concat([df, comp[[f'D_{k}' for k in COMPONENTS]], _groups(comp, WEIGHT_PRESETS['paper'])], axis=1)
 
@@ -114,7 +127,8 @@ def within(pairs: pd.DataFrame) -> pd.DataFrame:
 def _weight_blocks(sizes, B, seed, cluster, within, draws=2_000_000):
     "Blocks of rows of `cluster_weights(sizes, B, seed, cluster, within)`, top to bottom, each about `draws` draws."
     sizes = np.asarray(sizes, dtype=np.intp); T, n = len(sizes), int(sizes.sum())
-    if T == 0 or sizes.min() < 1: raise ValueError(f'cluster_weights: every task needs at least one unit (sizes {sizes.tolist()})')
+    if T == 0 or sizes.min() < 1:
+        raise ValueError(f'cluster_weights: every task needs at least one unit (sizes {sizes.tolist()})')
     rt, rs = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
     S, off = sizes.max(), np.r_[0, np.cumsum(sizes)[:-1]]
     if cluster: TI = (rt.random((B, T)) * T).astype(np.intp)            # B×T drawn tasks (small)
@@ -137,14 +151,15 @@ def cluster_weights(sizes, # number of units (seeds) in each task, in the order 
                     B: int = 10_000, # bootstrap resamples
                     seed: int = 0, # RNG seed
                     cluster: bool = True, # resample tasks, then seeds within tasks; False: iid over units
-                    within: bool = True # resample seeds within each drawn task (SPEC); False: keep its seeds as they are
+                    # resample seeds within each drawn task (SPEC); False: keep its seeds as they are
+                    within: bool = True
                    ) -> np.ndarray:
     "`B`×n counts of how often each unit is drawn in each resample (tasks first, then seeds within tasks)."
     return np.vstack(list(_weight_blocks(sizes, B, seed, cluster, within)))
 
 # %% ../nbs/11_stats.ipynb #ede659c5
 def _cells(d: pd.DataFrame, keys: list, task: str, value: str):
-    "For `d` sorted by `keys`, `task`: each cell's key tuple, its task sizes in order, and its `value`s (two groupbys, none per cell)."
+    "For `d` sorted by `keys`, `task`: each cell's key tuple, task sizes in order, and `value`s (two groupbys in all)."
     if not len(d): return
     cell = d.groupby(keys, sort=True).ngroup().to_numpy()              # non-decreasing: `d` is sorted by `keys`
     sizes = d.groupby([*keys, task], sort=True).size().groupby(level=list(range(len(keys))), sort=True).agg(tuple)
@@ -152,10 +167,11 @@ def _cells(d: pd.DataFrame, keys: list, task: str, value: str):
     for (k, z), v in zip(sizes.items(), vals): yield (k if isinstance(k, tuple) else (k,)), z, v
 
 # %% ../nbs/11_stats.ipynb #3a9aa36f
-_DENSE_MAX, _CHUNK = 32_000_000, 256   # all B resamples at once up to units × B = 32M weights (256 MB); cells 256 at a time
+# all B resamples at once up to units × B = 32M weights (256 MB); cells 256 at a time
+_DENSE_MAX, _CHUNK = 32_000_000, 256
 
 def _resampled(Y, sizes, B, seed, cluster, within, q, draws):
-    "Per column of `Y` (units × cells): the `q` percentiles of its B resampled means, and all draws (cells × B) if `draws`."
+    "Per column of `Y` (units × cells): `q` percentiles of its B resampled means, and all draws (cells × B) if `draws`."
     n, C = Y.shape
     lo, hi, D = np.empty(C), np.empty(C), (np.empty((C, B)) if draws else None)
     if n * B <= _DENSE_MAX:                                             # weights once, cells in cache-sized chunks
@@ -166,7 +182,8 @@ def _resampled(Y, sizes, B, seed, cluster, within, q, draws):
             lo[c:c + _CHUNK], hi[c:c + _CHUNK] = np.quantile(blk, q, axis=1)
             if draws: D[c:c + _CHUNK] = blk
         return lo, hi, D
-    D = D if draws else np.empty((C, B)); b = 0                          # many units: the weights a block of resamples at a time
+    # many units: the weights a block of resamples at a time
+    D = D if draws else np.empty((C, B)); b = 0
     for W in _weight_blocks(sizes, B, seed, cluster, within): D[:, b:b + len(W)] = (Y.T @ W.T) / W.sum(1); b += len(W)
     for c in range(0, C, _CHUNK): lo[c:c + _CHUNK], hi[c:c + _CHUNK] = np.quantile(D[c:c + _CHUNK], q, axis=1)
     return lo, hi, (D if draws else None)
@@ -270,8 +287,10 @@ def noise_floor(pairs: pd.DataFrame, # a pairs table with within-harness rows
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     w = within(select_step(check_pairs(pairs, metrics), step))
     w = w.assign(harness=w.harness_a, unit=w.seed_a.astype(str) + '|' + w.seed_b.astype(str))
-    long = w.melt(id_vars=['harness', 'K', *step_keys(step), 'task', 'unit'], value_vars=metrics, var_name='metric', value_name='value')
-    return bootstrap_cells(long, ['harness', 'K', *step_keys(step), 'metric'], 'value', unit='unit', B=B, seed=seed, level=level)
+    long = w.melt(id_vars=['harness', 'K', *step_keys(step), 'task', 'unit'], value_vars=metrics, var_name='metric',
+                  value_name='value')
+    return bootstrap_cells(long, ['harness', 'K', *step_keys(step), 'metric'], 'value', unit='unit', B=B, seed=seed,
+                           level=level)
 
 def _pair_floors(floor: pd.DataFrame, t: pd.DataFrame, keys: list) -> np.ndarray:
     "Per row of `t`: mean of the floors of its `harness_a` and `harness_b` at its `keys` (NaN unless both exist)."
@@ -307,13 +326,16 @@ def _contrasts(x: pd.DataFrame, metric: str, across: str, ref):
     if across == 'K':
         ref = int(x.K.min()) if ref is None else ref
         wide = x.pivot(index=['harness_a', 'harness_b', *idk], columns='K', values=metric)
-        if ref not in wide.columns: raise PairsError(f'compare: reference K={ref} is not in the table (K: {sorted(wide.columns)})')
-        parts = [(wide[k] - wide[ref]).rename('diff').reset_index().assign(K=k, contrast=f'{metric}(K={k}) - {metric}(K={ref})')
+        if ref not in wide.columns:
+            raise PairsError(f'compare: reference K={ref} is not in the table (K: {sorted(wide.columns)})')
+        parts = [(wide[k]
+                  - wide[ref]).rename('diff').reset_index().assign(K=k, contrast=f'{metric}(K={k}) - {metric}(K={ref})')
                  for k in wide.columns if k != ref]
     elif across == 'pair':
         pairs_ = sorted(set(zip(x.harness_a, x.harness_b))); ref = pairs_[0] if ref is None else tuple(ref)
         wide = x.pivot(index=['K', *idk], columns=['harness_a', 'harness_b'], values=metric)
-        if ref not in wide.columns: raise PairsError(f'compare: reference pair {ref} is not in the table (pairs: {pairs_})')
+        if ref not in wide.columns:
+            raise PairsError(f'compare: reference pair {ref} is not in the table (pairs: {pairs_})')
         parts = [(wide[pr] - wide[ref]).rename('diff').reset_index().assign(harness_a=pr[0], harness_b=pr[1],
                   contrast=f'{metric}{pr} - {metric}{ref}'.replace("'", '')) for pr in wide.columns if pr != ref]
     else: raise ValueError(f"across must be 'K' or 'pair' (got {across!r})")
@@ -335,19 +357,22 @@ def compare(pairs: pd.DataFrame, # a pairs table
             level: float = .95 # confidence level
            ) -> pd.DataFrame:
     "Paired contrasts per (task, seed) across K or harness pairs: mean difference, clustered CI, test, adjusted p."
-    if isinstance(step, str) and step == 'all': raise PairsError("compare: step='all' mixes steps; use step='final' or a step number")
+    if isinstance(step, str) and step == 'all':
+        raise PairsError("compare: step='all' mixes steps; use step='final' or a step number")
     if test not in ('signflip', 'wilcoxon'): raise ValueError(f"test must be 'signflip' or 'wilcoxon' (got {test!r})")
     if unit not in ('pair', 'task'): raise ValueError(f"unit must be 'pair' or 'task' (got {unit!r})")
     p = select_step(check_pairs(pairs, [metric]), step)
     d, ref = _contrasts(cross(p), metric, across, ref)
     keys = ['harness_a', 'harness_b', 'K']
     t = bootstrap_cells(d, keys, 'diff', B=B, seed=seed, level=level)
-    fn = (lambda v: signflip_p(v, alternative, seed=seed)) if test == 'signflip' else (lambda v: wilcoxon_p(v, alternative))
+    fn = ((lambda v: signflip_p(v, alternative, seed=seed)) if test == 'signflip'
+          else (lambda v: wilcoxon_p(v, alternative)))
     pv, names = {}, {}
     for k, g in d.groupby(keys):
         v = g['diff'] if unit == 'pair' else g.groupby('task')['diff'].mean()
         pv[k] = fn(v.to_numpy())
-        names[k] = (f'exact sign-flip (2^{len(v)})' if len(v) <= 20 else 'sign-flip (100000 random signs)') if test == 'signflip' else 'Wilcoxon signed-rank'
+        names[k] = ((f'exact sign-flip (2^{len(v)})' if len(v) <= 20 else 'sign-flip (100000 random signs)')
+                    if test == 'signflip' else 'Wilcoxon signed-rank')
     ks = list(t[keys].itertuples(index=False, name=None))
     t['p'] = [pv[k] for k in ks]
     t['metric'] = metric; t['contrast'] = d.groupby(keys)['contrast'].first().loc[ks].to_numpy()
@@ -355,7 +380,9 @@ def compare(pairs: pd.DataFrame, # a pairs table
     t['method'] = [f'mean paired difference per (task, seed); {names[k]} on {unit} differences, {alternative}; '
                    f'{correction} over family; ' + _METHOD_CI.format(level=level, B=B, seed=seed) for k in ks]
     fl = noise_floor(pairs, [metric], step, B=B, seed=seed, level=level)
-    pf = lambda rows: _pair_floors(fl, pd.DataFrame(rows, columns=['harness_a', 'harness_b', 'K']).assign(metric=metric), ['K', 'metric'])
+    pf = lambda rows: _pair_floors(fl, pd.DataFrame(rows,
+                                                    columns=['harness_a', 'harness_b', 'K']).assign(metric=metric),
+                                   ['K', 'metric'])
     t['noise_floor'] = pf(ks) - pf([(a, b, ref) if across == 'K' else (*ref, K) for a, b, K in ks])
     return adjust(t, correction)[[*RESULT_COLUMNS, 'contrast', 'family']]
 
@@ -386,19 +413,21 @@ def mixed_model(pairs: pd.DataFrame, # a pairs table
                    'the fixed effects equal OLS and the task structure is not identified from these data')
             warnings.warn(msg, RuntimeWarning, stacklevel=2); method += ' (singular: task variance ~0)'
     except (np.linalg.LinAlgError, ValueError) as e:
-        warnings.warn(f'mixed_model: MixedLM failed ({e}); falling back to OLS with SEs clustered by task', RuntimeWarning, stacklevel=2)
+        warnings.warn(f'mixed_model: MixedLM failed ({e}); falling back to OLS with SEs clustered by task',
+                      RuntimeWarning, stacklevel=2)
         res = smf.ols(f, p).fit(cov_type='cluster', cov_kwds={'groups': pd.factorize(p['task'])[0]})
         est, se, pv, ci = res.params, res.bse, res.pvalues, res.conf_int(1 - level)
         method = 'OLS, SEs clustered by task (MixedLM failed)'
     terms = [t.replace(f'C(pair, Treatment({ref!r}))', 'pair').replace('[T.', '[') for t in est.index]
-    return pd.DataFrame({'term': terms, 'estimate': est.to_numpy(), 'se': np.asarray(se), 'ci_low': ci.iloc[:, 0].to_numpy(),
+    return pd.DataFrame({'term': terms, 'estimate': est.to_numpy(), 'se': np.asarray(se),
+                         'ci_low': ci.iloc[:, 0].to_numpy(),
                          'ci_high': ci.iloc[:, 1].to_numpy(), 'p': np.asarray(pv), 'n_obs': len(p), 'n_tasks': n_tasks,
                          'method': method, 'formula': f + ' + (1|task)'})
 
 # %% ../nbs/11_stats.ipynb #ff345fdd
-C3_NOTE = ('Theorem 1 is only a sufficient condition: where (C3) holds, E[D_growth] is non-decreasing in K; where it fails '
-           'the theorem says nothing (D_growth may still rise or fall). The share >= 0 describes single (task, seed) '
-           'increments, (C3) their expectation.')
+C3_NOTE = ('Theorem 1 is only a sufficient condition: where (C3) holds, E[D_growth] is non-decreasing in K; where it '
+           'fails the theorem says nothing (D_growth may still rise or fall). The share >= 0 describes single (task, '
+           'seed) increments, (C3) their expectation.')
 
 @dataclass
 class C3Result:
@@ -423,22 +452,28 @@ def c3_check(pairs: pd.DataFrame, # a pairs table with several K
              level: float = .95 # confidence level
             ) -> C3Result:
     "Growth increments between consecutive K per (pair, task, seed); share >= 0 and mean, with clustered CIs."
-    x = cross(select_step(check_pairs(pairs, [metric]), step)).sort_values(['harness_a', 'harness_b', 'task', 'seed_a', 'K'])
+    x = cross(select_step(check_pairs(pairs, [metric]),
+                          step)).sort_values(['harness_a', 'harness_b', 'task', 'seed_a', 'K'])
     g = x.groupby(['harness_a', 'harness_b', 'task', 'seed_a'], sort=False)
     inc = x.assign(K_from=g.K.shift(), increment=g[metric].diff()).dropna(subset=['K_from'])
     inc = inc.assign(K_from=inc.K_from.astype(int), K_to=inc.K, nonneg=inc.increment >= -1e-12)
-    inc = inc[['harness_a', 'harness_b', 'task', 'seed_a', 'K_from', 'K_to', 'increment', 'nonneg']].reset_index(drop=True)
+    inc = inc[['harness_a', 'harness_b', 'task', 'seed_a', 'K_from', 'K_to', 'increment',
+               'nonneg']].reset_index(drop=True)
     if inc.empty: raise PairsError(f'c3_check: needs at least two K per (pair, task, seed) (K: {sorted(x.K.unique())})')
-    both = pd.concat([inc.assign(transition=inc.K_from.astype(str) + '->' + inc.K_to.astype(str), unit=inc.seed_a.astype(str)),
+    both = pd.concat([inc.assign(transition=inc.K_from.astype(str) + '->' + inc.K_to.astype(str),
+                                 unit=inc.seed_a.astype(str)),
                       inc.assign(transition='all', unit=inc.seed_a.astype(str) + '|' + inc.K_from.astype(str))])
     kw = dict(keys=['harness_a', 'harness_b', 'transition'], unit='unit', B=B, seed=seed, level=level)
     sh = bootstrap_cells(both.assign(nonneg=both.nonneg.astype(float)), value='nonneg', **kw)
     mi = bootstrap_cells(both, value='increment', **kw)
     s = sh.rename(columns={'estimate': 'share_nonneg', 'ci_low': 'share_ci_low', 'ci_high': 'share_ci_high'})
     s[['mean_increment', 'inc_ci_low', 'inc_ci_high']] = mi[['estimate', 'ci_low', 'ci_high']].to_numpy()
-    s['c3'] = np.select([s.n_tasks < 2, s.inc_ci_high < 0, s.inc_ci_low >= 0], ['unclear', 'fails', 'holds'], 'unclear')   # one task: no interval to judge by
+    # one task: no interval to judge by
+    s['c3'] = np.select([s.n_tasks < 2, s.inc_ci_high < 0, s.inc_ci_low >= 0], ['unclear', 'fails', 'holds'], 'unclear')
     order = {t: i for i, t in enumerate(sorted(inc.K_from.unique()))}
-    s = s.sort_values(['harness_a', 'harness_b', 'transition'], key=lambda c: c.map(lambda t: order.get(int(t.split('->')[0]), 1e9) if t != 'all' else 1e9) if c.name == 'transition' else c)
+    s = s.sort_values(['harness_a', 'harness_b', 'transition'],
+                      key=lambda c: c.map(lambda t: order.get(int(t.split('->')[0]), 1e9) if t != 'all' else 1e9)
+                      if c.name == 'transition' else c)
     cols = ['harness_a', 'harness_b', 'transition', 'share_nonneg', 'share_ci_low', 'share_ci_high', 'mean_increment',
             'inc_ci_low', 'inc_ci_high', 'n_pairs', 'n_tasks', 'c3']
     return C3Result(inc, s[cols].reset_index(drop=True))
@@ -478,7 +513,8 @@ def weight_sensitivity(pairs: pd.DataFrame, # a pairs table
         x = x[(x.harness_a == ref) | (x.harness_b == ref)]
         item = np.where(x.harness_a == ref, x.harness_b, x.harness_a)
     else: item = (x.harness_a + ' vs ' + x.harness_b).to_numpy()
-    if len(x) == 0: raise PairsError(f'weight_sensitivity: no cross-harness rows at K={K}' + (f' involving {ref!r}' if ref else ''))
+    if len(x) == 0:
+        raise PairsError(f'weight_sensitivity: no cross-harness rows at K={K}' + (f' involving {ref!r}' if ref else ''))
     M = x[comps].groupby(item, sort=True).mean()                                       # items × components
     presets = {k: [resolve_weights(k)[c] for c in names] for k in ('paper', 'readme', 'equal')}
     Wd = np.random.default_rng(seed).dirichlet(np.ones(len(names)), n_draws)      # draws × components
@@ -491,7 +527,8 @@ def weight_sensitivity(pairs: pd.DataFrame, # a pairs table
     r['same_rank'] = (ranks[:, 3:] == ranks[:, :1]).mean(1)
     r['rank_min'], r['rank_max'] = ranks.min(1), ranks.max(1); r['moves'] = r.rank_min != r.rank_max
     dt = tau[3:]
-    taus = pd.DataFrame({'scheme': ['readme', 'equal', f'dirichlet mean ({n_draws})', 'dirichlet 5th percentile', 'dirichlet share tau=1'],
+    taus = pd.DataFrame({'scheme': ['readme', 'equal', f'dirichlet mean ({n_draws})', 'dirichlet 5th percentile',
+                                    'dirichlet share tau=1'],
                          'tau': [tau[1], tau[2], dt.mean(), np.quantile(dt, .05), (dt > 1 - 1e-12).mean()]})
     return WeightSensitivity(r.sort_values('paper').reset_index(), taus, dt, K)
 
@@ -502,7 +539,8 @@ def plot_estimates(table: pd.DataFrame, # a result table from `describe` or `com
     "Estimate with CI against K per pair (colour), noise floor as a grey band, one column per metric."
     d = table.assign(pair=table.harness_a + ' vs ' + table.harness_b, floor_lo=0.0)
     base = alt.Chart().encode(x=alt.X('K:Q', title='horizon K'))
-    band = base.mark_area(opacity=.25, color='grey').encode(y=alt.Y('floor_lo:Q', title='divergence'), y2='noise_floor:Q', detail='pair:N')
+    band = base.mark_area(opacity=.25, color='grey').encode(y=alt.Y('floor_lo:Q', title='divergence'),
+                                                            y2='noise_floor:Q', detail='pair:N')
     line = base.mark_line(point=True).encode(y=alt.Y('estimate:Q', title='divergence'), color='pair:N',
                                              tooltip=['pair', 'K', 'estimate', 'ci_low', 'ci_high', 'noise_floor'])
     bars = base.mark_errorbar().encode(y=alt.Y('ci_low:Q', title='divergence'), y2='ci_high:Q', color='pair:N')

@@ -8,7 +8,8 @@ from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-import ctypes, fcntl, glob, hashlib, importlib.util, json, os, re, shlex, shutil, signal, subprocess, sys, tarfile, tempfile
+import ctypes, fcntl, glob, hashlib, importlib.util, json, os, re, shlex, shutil, signal, subprocess, sys, tarfile, \
+    tempfile
 import threading, time, tomllib
 from fastcore.basics import patch
 from tqdm.auto import tqdm
@@ -46,6 +47,7 @@ class Verifier:
     cost: float
     timeout: float = VERIFIER_TIMEOUT
 
+# %% ../nbs/01_tasks.ipynb #14fcfc97
 @dataclass(frozen=True)
 class RiskPattern:
     "A task-specific risky-action regex and the gate's `risk_class` for a match."
@@ -57,9 +59,10 @@ class RiskPattern:
         "Does `action` contain a match of this pattern?"
         return self.regex.search(action) is not None
 
+# %% ../nbs/01_tasks.ipynb #c51fac1e
 @dataclass(frozen=True)
 class Env:
-    "A task's own Python: interpreter version `python` (major.minor), pinned `packages`, and `path`: workdir folders to import from."
+    "A task's own Python: version `python` (major.minor), pinned `packages`, `path` (workdir folders to import from)."
     python: str
     packages: tuple = ()
     path: tuple = ()
@@ -77,6 +80,7 @@ class Env:
         except (OSError, ValueError): return None
         return rec if isinstance(rec, dict) and rec.get('key') == self.key else None
 
+# %% ../nbs/01_tasks.ipynb #c0e20520
 @dataclass(frozen=True)
 class Task:
     "One task: what the agent is told, how it is verified, what is risky, and a reference trajectory."
@@ -128,7 +132,9 @@ def unpacked(archive: Path # a `.tar.xz` of a task's repo
 class TaskError(ValueError):
     "A task that does not load; the message names the file and the field."
 
-def _tname(v): return {str: 'a string', int: 'an integer', float: 'a number', list: 'an array', dict: 'a table'}.get(type(v), type(v).__name__)
+def _tname(v):
+    return {str: 'a string', int: 'an integer', float: 'a number', list: 'an array',
+            dict: 'a table'}.get(type(v), type(v).__name__)
 
 class _Reader:
     "Field access on a parsed TOML table with errors that name `file` and the dotted field."
@@ -144,7 +150,8 @@ class _Reader:
             return default
         v = d[key]
         if kind is float:
-            if isinstance(v, bool) or not isinstance(v, (int, float)): self.fail(fld, f'must be a number (got {_tname(v)})')
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                self.fail(fld, f'must be a number (got {_tname(v)})')
             if v < 0: self.fail(fld, f'must be >= 0 (got {v})')
             return float(v)
         if not isinstance(v, kind): self.fail(fld, f'must be {_tname(kind())} (got {_tname(v)})')
@@ -154,8 +161,10 @@ class _Reader:
     def strs(self, d, key, where='', default=..., choices=None):
         v = self.get(d, key, list, where, default)
         for i, s in enumerate(v):
-            if not isinstance(s, str) or not s.strip(): self.fail(f'{where}{key}[{i}]', f'must be a non-empty string (got {s!r})')
-            if choices is not None and s not in choices: self.fail(f'{where}{key}[{i}]', f'must be one of {", ".join(choices)} (got {s!r})')
+            if not isinstance(s, str) or not s.strip():
+                self.fail(f'{where}{key}[{i}]', f'must be a non-empty string (got {s!r})')
+            if choices is not None and s not in choices:
+                self.fail(f'{where}{key}[{i}]', f'must be one of {", ".join(choices)} (got {s!r})')
         return tuple(v)
 
 # %% ../nbs/01_tasks.ipynb #f3eb656f
@@ -187,17 +196,20 @@ def _verifiers(r, raw, own_python=False):
         w = f'verifiers[{i}].'
         if not isinstance(v, dict): r.fail(w[:-1], 'must be a table')
         r.keys(v, ('name', 'command', 'strength', 'cost', 'timeout'), w)
-        out.append(Verifier(r.get(v, 'name', str, w), r.get(v, 'command', str, w), r.get(v, 'strength', str, w, choices=STRENGTHS),
+        out.append(Verifier(r.get(v, 'name', str, w), r.get(v, 'command', str, w),
+                            r.get(v, 'strength', str, w, choices=STRENGTHS),
                             r.get(v, 'cost', float, w), r.get(v, 'timeout', float, w, VERIFIER_TIMEOUT)))
         if out[-1].timeout <= 0: r.fail(w + 'timeout', 'must be > 0')
         p = command_problem(out[-1].command)
-        if p and not (own_python and p.startswith('module ')):   # a task with its own Python: its modules are checked there
+        # a task with its own Python: its modules are checked there
+        if p and not (own_python and p.startswith('module ')):
             r.fail(w + 'command', f'{out[-1].command!r}: {p}')
     names = [v.name for v in out]
     if (dup := next((n for n in names if names.count(n) > 1), None)): r.fail('verifiers', f'duplicate name {dup!r}')
     if not any(v.strength == 'full' for v in out): r.fail('verifiers', 'needs one verifier with strength = "full"')
     return tuple(out)
 
+# %% ../nbs/01_tasks.ipynb #46817534
 def _risky(r, raw):
     if not isinstance(raw, list): r.fail('risky', 'must be an array of [[risky]] tables')
     out = []
@@ -210,6 +222,7 @@ def _risky(r, raw):
         except re.error as e: r.fail(w + 'pattern', f'bad regex {pat!r}: {e}')
     return tuple(out)
 
+# %% ../nbs/01_tasks.ipynb #1f3dfe85
 def _trajectory(r, raw):
     if not isinstance(raw, dict): r.fail('trajectory', 'must be a table with commands = [...]')
     r.keys(raw, ('commands', 'timeout'), 'trajectory.')
@@ -220,13 +233,16 @@ def _trajectory(r, raw):
     if t <= 0: r.fail('trajectory.timeout', 'must be > 0')
     return cmds, t
 
+# %% ../nbs/01_tasks.ipynb #73db490b
 def _steps(r, raw, key, n):
     "The table `expect.<key>` ({step: value}), its keys checked to be steps 1..`n`."
     d = r.get(raw, key, dict, 'expect.', {})
     for k in d:
-        if not (k.isdigit() and 1 <= int(k) <= n): r.fail(f'expect.{key}.{k}', f'not a step of the trajectory (steps are 1..{n})')
+        if not (k.isdigit() and 1 <= int(k) <= n):
+            r.fail(f'expect.{key}.{k}', f'not a step of the trajectory (steps are 1..{n})')
     return d
 
+# %% ../nbs/01_tasks.ipynb #02fad6c8
 def _expect(r, raw, n):
     if not isinstance(raw, dict): r.fail('expect', 'must be a table')
     r.keys(raw, ('full_before', 'full_after', 'risky_steps', 'exit_codes'), 'expect.')
@@ -236,38 +252,48 @@ def _expect(r, raw, n):
     codes = {}
     for k, v in _steps(r, raw, 'exit_codes', n).items():
         if isinstance(v, list) and v and all(map(is_code, v)): v = tuple(v)    # any of these codes
-        elif not is_code(v): r.fail(f'expect.exit_codes.{k}', f'must be an exit code 0-255 or a non-empty array of them (got {v!r})')
+        elif not is_code(v):
+            r.fail(f'expect.exit_codes.{k}', f'must be an exit code 0-255 or a non-empty array of them (got {v!r})')
         codes[int(k)] = v
     out = {'full_before': r.get(raw, 'full_before', str, 'expect.', choices=OUTCOMES),
-           'full_after': r.get(raw, 'full_after', str, 'expect.', choices=OUTCOMES), 'risky_steps': dict(sorted(risky.items()))}
+           'full_after': r.get(raw, 'full_after', str, 'expect.', choices=OUTCOMES),
+           'risky_steps': dict(sorted(risky.items()))}
     if codes: out['exit_codes'] = dict(sorted(codes.items()))   # absent unless declared
     return out
 
+# %% ../nbs/01_tasks.ipynb #2592d6fb
 def _rel(r, fld, p, folder=None):
     "`p`, a relative path that stays inside (and, given `folder`, names a folder in it)."
     if p.startswith('/') or '..' in p.split('/'): r.fail(fld, f'{p!r} must be a relative path inside the task')
     if folder is not None and not (folder/p).is_dir(): r.fail(fld, f'{p!r} is not a folder of the task')
     return p
 
+# %% ../nbs/01_tasks.ipynb #6a30f78f
 def _env(r, raw):
     if raw is None: return None
     if not isinstance(raw, dict): r.fail('env', 'must be a table')
     r.keys(raw, ('python', 'packages', 'path'), 'env.')
     py = r.get(raw, 'python', str, 'env.')
-    if not re.fullmatch(r'\d+\.\d+', py): r.fail('env.python', f'must be a version major.minor such as "3.9" (got {py!r})')
+    if not re.fullmatch(r'\d+\.\d+', py):
+        r.fail('env.python', f'must be a version major.minor such as "3.9" (got {py!r})')
     path = r.strs(raw, 'path', 'env.', default=[])
-    return Env(py, r.strs(raw, 'packages', 'env.', default=[]), tuple(_rel(r, f'env.path[{i}]', p) for i, p in enumerate(path)))
+    return Env(py, r.strs(raw, 'packages', 'env.', default=[]),
+               tuple(_rel(r, f'env.path[{i}]', p) for i, p in enumerate(path)))
 
+# %% ../nbs/01_tasks.ipynb #d7d11231
 def _workdir(r, raw):
     if raw is None: return None
-    if not isinstance(raw, str) or not re.fullmatch(r'(/[\w.-]+)+', raw) or raw.split('/')[1] in ('proc', 'dev', 'sys', 'usr', 'etc', 'bin', 'lib'):
+    if (not isinstance(raw, str) or not re.fullmatch(r'(/[\w.-]+)+', raw)
+            or raw.split('/')[1] in ('proc', 'dev', 'sys', 'usr', 'etc', 'bin', 'lib')):
         r.fail('workdir', f'must be an absolute path outside the system folders, such as "/app" (got {raw!r})')
     return raw
 
+# %% ../nbs/01_tasks.ipynb #1b98c0fc
 def _mounts(r, raw, folder):
     if not isinstance(raw, dict): r.fail('mounts', 'must be a table {"/path/inside" = "folder of the task"}')
     for inside, rel in raw.items():
-        if not re.fullmatch(r'(/[\w.-]+)+', inside): r.fail(f'mounts.{inside}', 'must be an absolute path inside the sandbox')
+        if not re.fullmatch(r'(/[\w.-]+)+', inside):
+            r.fail(f'mounts.{inside}', 'must be an absolute path inside the sandbox')
         if not isinstance(rel, str): r.fail(f'mounts.{inside}', f'must be a string (got {_tname(rel)})')
         _rel(r, f'mounts.{inside}', rel, folder)
     return tuple(raw.items())
@@ -283,6 +309,7 @@ def _folder(path_or_id, root) -> Path:
     if not f.is_dir(): raise TaskError(f'unknown task id {str(path_or_id)!r}: no folder {f}')
     return f
 
+# %% ../nbs/01_tasks.ipynb #800ca24b
 def load_task(path_or_id: str | Path, # a task folder, its task.toml, or a task id
               root: str | Path | None = None # where ids are looked up (default `TASKS_DIR` or $HIBD_TASKS)
              ) -> Task:
@@ -296,18 +323,22 @@ def load_task(path_or_id: str | Path, # a task folder, its task.toml, or a task 
     r.keys(d, _TOP)
     tid = r.get(d, 'id', str)
     if tid != folder.name: r.fail('id', f'{tid!r} must equal the folder name {folder.name!r}')
-    if not (folder/'repo').is_dir() and not (folder/REPO_ARCHIVE).is_file(): r.fail('repo', f'folder {folder/"repo"} is missing (or {REPO_ARCHIVE})')
+    if not (folder/'repo').is_dir() and not (folder/REPO_ARCHIVE).is_file():
+        r.fail('repo', f'folder {folder/"repo"} is missing (or {REPO_ARCHIVE})')
     env = _env(r, d.get('env'))
     cmds, timeout = _trajectory(r, r.get(d, 'trajectory', dict))
     return Task(id=tid, group=r.get(d, 'group', str, choices=TASK_GROUPS), title=r.get(d, 'title', str),
                 instruction=r.get(d, 'instruction', str), target_state=r.get(d, 'target_state', str),
                 expected_failure_modes=r.strs(d, 'expected_failure_modes', choices=FAILURE_MODES),
-                setup=r.strs(d, 'setup', default=[]), verifiers=_verifiers(r, r.get(d, 'verifiers', list), env is not None),
+                setup=r.strs(d, 'setup', default=[]),
+                verifiers=_verifiers(r, r.get(d, 'verifiers', list), env is not None),
                 risky=_risky(r, r.get(d, 'risky', list, default=[])), trajectory=cmds,
                 expect=_expect(r, r.get(d, 'expect', dict), len(cmds)), path=folder, command_timeout=timeout,
-                workdir=_workdir(r, d.get('workdir')), env=env, mounts=_mounts(r, r.get(d, 'mounts', dict, default={}), folder),
+                workdir=_workdir(r, d.get('workdir')), env=env,
+                mounts=_mounts(r, r.get(d, 'mounts', dict, default={}), folder),
                 source=r.get(d, 'source', dict, default={}))
 
+# %% ../nbs/01_tasks.ipynb #693a626a
 def load_tasks(ids: list[str] | None = None, # only these task ids (unknown ids are an error)
                groups: list[str] | None = None, # only these groups
                root: str | Path | None = None # the tasks folder (default `TASKS_DIR` or $HIBD_TASKS)
@@ -317,10 +348,12 @@ def load_tasks(ids: list[str] | None = None, # only these task ids (unknown ids 
     if not root.is_dir(): raise TaskError(f'tasks folder {root} does not exist')
     if isinstance(ids, str): ids = [ids]
     if isinstance(groups, str): groups = [groups]
-    if groups and (bad := [g for g in groups if g not in TASK_GROUPS]): raise TaskError(f'unknown group {bad[0]!r} (groups: {", ".join(TASK_GROUPS)})')
+    if groups and (bad := [g for g in groups if g not in TASK_GROUPS]):
+        raise TaskError(f'unknown group {bad[0]!r} (groups: {", ".join(TASK_GROUPS)})')
     folders = {p.name: p for p in sorted(root.iterdir()) if p.is_dir() and not p.name.startswith(('.', '_'))}
     if ids is not None:
-        if (unknown := [i for i in ids if i not in folders]): raise TaskError(f'unknown task ids in {root}: {", ".join(unknown)}')
+        if (unknown := [i for i in ids if i not in folders]):
+            raise TaskError(f'unknown task ids in {root}: {", ".join(unknown)}')
         folders = {i: folders[i] for i in sorted(set(ids))}
     tasks = [load_task(p) for p in folders.values()]
     return [t for t in tasks if not groups or t.group in groups]
@@ -346,18 +379,20 @@ def python_candidates(version: str # major.minor, e.g. "3.9"
     return list(dict.fromkeys(out))
 
 # %% ../nbs/01_tasks.ipynb #8a3f11e3
-_PROBE = 'import json, sys; print(json.dumps({"version": "%d.%d.%d" % sys.version_info[:3], "base_prefix": sys.base_prefix, "venv": sys.prefix != sys.base_prefix}))'
+_PROBE = ('import json, sys; print(json.dumps({"version": "%d.%d.%d" % sys.version_info[:3], "base_prefix": '
+          'sys.base_prefix, "venv": sys.prefix != sys.base_prefix}))')
 
 def find_python(version: str # major.minor, e.g. "3.9"
                ) -> dict:
-    "`{executable, version, base_prefix}` of the first working Python `version` among `python_candidates` (venvs skipped)."
+    "`{executable, version, base_prefix}` of the first working Python `version` in `python_candidates` (no venvs)."
     for exe in python_candidates(version):
         if not os.access(exe, os.X_OK): continue
         try: r = subprocess.run([exe, '-c', _PROBE], capture_output=True, text=True, timeout=60)
         except (OSError, subprocess.TimeoutExpired): continue
         if r.returncode: continue
         info = json.loads(r.stdout)
-        if info.pop('venv'): continue              # a venv's python (hibd's own, say): its base installation is a candidate too
+        # a venv's python (hibd's own, say): its base installation is a candidate too
+        if info.pop('venv'): continue
         if info['version'].rsplit('.', 1)[0] == version: return {'executable': exe, **info}
     raise EnvError(f'no Python {version} found (looked in $HIBD_PYTHONS, PATH, pyenv and /usr/bin); '
                    f'install one (e.g. `pyenv install {version}`) or name it in HIBD_PYTHONS')
@@ -412,7 +447,8 @@ def _locked(path: Path, waiting: str | None = None):
 # %% ../nbs/01_tasks.ipynb #e770f981
 def prepare_env(env: Env, # a task's `env`
                 progress: bool = False, # show a progress bar on stderr while building
-                note: str | None = None # a line for stderr when this process builds it (and one when it waits for another)
+                # a line for stderr when this process builds it (and one when it waits for another)
+                note: str | None = None
                ) -> dict:
     "Build `env` once into `env.folder` under its lock file, `env.json` last and whole; return that record."
     if (rec := env.record()): return rec
@@ -428,8 +464,10 @@ def prepare_env(env: Env, # a task's `env`
             try:
                 _run([py['executable'], '-m', 'venv', str(folder)], f'making a Python {env.python} venv in {folder}')
                 bar.update(1)
-                if n: _run([str(folder/'bin'/'python'), '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input',
-                            '--progress-bar', 'off', *env.packages], f'installing {n} packages into {folder}', bar)
+                if n:
+                    _run([str(folder/'bin'/'python'), '-m', 'pip', 'install', '--disable-pip-version-check',
+                          '--no-input',
+                          '--progress-bar', 'off', *env.packages], f'installing {n} packages into {folder}', bar)
                 rec = {**py, 'python': env.python, 'packages': list(env.packages), 'key': env.key,
                        'created': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}
                 write_whole(folder/'env.json', json.dumps(rec, indent=1) + '\n')
@@ -441,7 +479,7 @@ def prepare_env(env: Env, # a task's `env`
 def prepare(tasks: list, # `Task`s; those without an `env` are skipped
             progress: bool = False # show a progress bar (and a line) for each environment built
            ) -> dict:
-    "Prepare the environment of every task in `tasks` that has one (ready ones are skipped): `{task id: env.json record}`."
+    "Prepare the environment of every task in `tasks` that has one (ready ones skipped): `{task id: env.json record}`."
     say = lambda t: f'hibd: preparing the Python {t.env.python} environment of {t.id}' if progress else None
     return {t.id: prepare_env(t.env, progress, say(t)) for t in tasks if t.env is not None}
 
@@ -457,7 +495,8 @@ def environment(self: Task, prepare: bool | None = None # build it if missing (N
         raise TaskError(f'{where}: the Python {v} environment is not prepared ({self.env.folder}) and preparing it on '
                         f'first use is off (--no-prepare or {NO_PREPARE}=1): run `hibd tasks prepare {self.id}`')
     note = (f'hibd: preparing the Python {v} environment of {self.id} (first use: a venv and {n} pinned '
-            f'package{"s" * (n != 1)} from the package index, once for this machine; --no-prepare or {NO_PREPARE}=1 refuses)')
+            f'package{"s" * (n != 1)} from the package index, once for this machine; --no-prepare or {NO_PREPARE}=1 '
+            f'refuses)')
     try: return prepare_env(self.env, progress=True, note=note)
     except EnvError as e: raise TaskError(f'{where}: the Python {v} environment could not be prepared: {e}') from None
 

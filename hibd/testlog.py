@@ -45,7 +45,8 @@ def _e_exception(elines, crash_type=None):
     if first.startswith('assert'): return 'AssertionError', first
     for l in elines:
         m = _EXC_LINE.match(l)
-        if m and _EXC_NAME.match(m.group(1)) and _EXC_SUFFIX.search(m.group(1)): return m.group(1), (m.group(2) or '').strip()
+        if m and _EXC_NAME.match(m.group(1)) and _EXC_SUFFIX.search(m.group(1)):
+            return m.group(1), (m.group(2) or '').strip()
     return None, first
 
 def _pytest_part(lines, root):
@@ -92,7 +93,8 @@ def _parse_pytest(lines, root):
         tests.append({'node': node, 'outcome': 'error' if setup else nodes.get(node, 'failed'), **entry})
     for node, out in nodes.items():   # failures listed in the summary but without a section (e.g. --tb=no)
         if node not in seen and not any(c['path'] == node for c in collection):
-            tests.append({'node': node, 'outcome': out, 'type': None, 'message': None, 'location': None, 'chained_from': None, 'chain': []})
+            tests.append({'node': node, 'outcome': out, 'type': None, 'message': None, 'location': None,
+                          'chained_from': None, 'chain': []})
     return tests, collection
 
 # %% ../nbs/02c_testlog.ipynb #73401ccd
@@ -111,7 +113,8 @@ def _parse_tracebacks(lines, root):
             i += 1
         m = _EXC_LINE.match(lines[i]) if i < n else None
         if m and _EXC_NAME.match(m.group(1)):
-            excs.append({'type': m.group(1), 'message': (m.group(2) or '').strip(), 'location': _pick(locs), 'chained_from': rel})
+            excs.append({'type': m.group(1), 'message': (m.group(2) or '').strip(), 'location': _pick(locs),
+                         'chained_from': rel})
             rel = None
         i += 1
     return excs
@@ -120,15 +123,17 @@ def _parse_tracebacks(lines, root):
 def parse_output(text: str, # what a command printed (stdout and stderr)
                  root: str | None = None # workspace root: paths under it are shown relative (default `workdir()`)
                 ) -> dict:
-    "Structure of pytest output and CPython tracebacks in `text`: counts, failing tests, collection errors, exceptions, locations."
+    "pytest output and CPython tracebacks in `text`: counts, failing tests, collection errors, exceptions, locations."
     root = root or workdir()
     lines = text.splitlines()
     summary = list(_SUMMARY.finditer(text))
-    is_pytest = bool(summary) or any(re.match(r'collected \d+ items?|=+ (short test summary info|FAILURES|ERRORS) =+', l) or
+    is_pytest = bool(summary) or any(re.match(r'collected \d+ items?|=+ (short test summary info|FAILURES|ERRORS) =+',
+                                              l) or
                                      (_SHORT.match(l) and '.py' in l) for l in lines)
     counts = {}
     if summary:
-        for k, v in re.findall(r'(\d+) (\w+)', summary[-1].group('body')): counts[{'errors': 'error', 'warnings': 'warning'}.get(v, v)] = int(k)
+        for k, v in re.findall(r'(\d+) (\w+)', summary[-1].group('body')):
+            counts[{'errors': 'error', 'warnings': 'warning'}.get(v, v)] = int(k)
     tests, collection = _parse_pytest(lines, root) if is_pytest else ([], [])
     excs = [] if is_pytest else _parse_tracebacks(lines, root)
     locs = []

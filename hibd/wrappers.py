@@ -7,19 +7,27 @@ from __future__ import annotations
 import json, re
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from .registry import Registry
 from .sandbox import SandboxError
-from .harness import Harness, Policy, View, Observation, OBS_CAP, cap_text, StructuredObservation, command_header, exit_status
+from .harness import (Harness, Policy, View, Observation, OBS_CAP, cap_text, StructuredObservation, command_header,
+                          exit_status)
 from .harnesses import HARNESSES, HarnessSession, Step, NoRepair, NoVerification, mask_volatile, get_harness
 
 # %% auto #0
-__all__ = ['SEP', 'ORDER', 'FULL', 'WRAPPERS', 'parse_id', 'WrapperSection', 'Wrapper', 'BlockedLog', 'ShadowExecution',
-           'RepairLog', 'VerificationMask', 'CanonicalObservation', 'Canonicalise', 'Wrapped', 'BIWMHarness',
-           'BIWMSession', 'wrap', 'wrapped', 'resolve_wrapped']
+__all__ = ['SEP', 'ORDER', 'FULL', 'WRAPPERS', 'parse_id', 'WrapperSection', 'Wrapper', 'register_wrapper', 'BlockedLog',
+           'ShadowExecution', 'RepairLog', 'VerificationMask', 'CanonicalObservation', 'Canonicalise', 'Wrapped',
+           'BIWMHarness', 'BIWMSession', 'wrap', 'wrapped', 'resolve_wrapped']
 
 # %% ../nbs/04a_wrappers.ipynb #899f724b
 SEP = '~'      # joins a base harness id and its wrappers
-ORDER = ('canon', 'blocked_log', 'shadow', 'repair_log', 'vmask')   # composition order: the order in an id and in the observation
+ORDER = ('canon', 'blocked_log', 'shadow', 'repair_log', 'vmask')   # the paper's five, in composition order:
+                                                                    # the order in an id and in the observation
 FULL = 'biwm'  # BIWM-full: every wrapper of `ORDER`
+WRAPPERS = Registry('BIWM wrapper')   # id -> `Wrapper`, filled by `register_wrapper` at each definition
+
+def _known() -> tuple:
+    "Every wrapper id an id may name, in composition order: `ORDER`, then others registered, in their order."
+    return (*ORDER, *(w for w in WRAPPERS if w not in ORDER))
 
 def parse_id(hid: str # a harness id such as `H2`, `H2~blocked_log`, `H2+reason~canon~shadow` or `H1~biwm`
             ) -> tuple[str, tuple]:
@@ -34,20 +42,26 @@ def _check_wrappers(hid: str, base: str, ws: list) -> tuple:
     "The wrapper list `ws` of `hid` as a tuple in `ORDER` (`biwm` expanded), or a `KeyError`."
     if not ws: return ()
     if '' in ws: raise KeyError(f'harness id {hid!r}: an empty wrapper name (write <base>~<wrapper>[~<wrapper>...])')
-    bad = [w for w in ws if w not in ORDER and w != FULL]
-    if bad: raise KeyError(f'harness id {hid!r}: unknown BIWM wrapper {bad[0]!r} (known: {", ".join(ORDER)}; {FULL} for all of them)')
+    known = _known()
+    bad = [w for w in ws if w not in known and w != FULL]
+    if bad: raise KeyError(f'harness id {hid!r}: unknown BIWM wrapper {bad[0]!r} (known: {", ".join(known)}; '
+                           f'{FULL} for all of {", ".join(ORDER)})')
     if FULL in ws:
-        if len(ws) > 1: raise KeyError(f'harness id {hid!r}: {FULL!r} already composes every wrapper; write {base + SEP + FULL!r}')
+        if len(ws) > 1:
+            raise KeyError(f'harness id {hid!r}: {FULL!r} already composes every wrapper; write {base + SEP + FULL!r}')
         return ORDER
-    want = sorted(set(ws), key=ORDER.index)
-    if ws != want: raise KeyError(f'harness id {hid!r}: write each wrapper once, in the composition order: {SEP.join([base, *want])!r}')
-    if tuple(ws) == ORDER: raise KeyError(f'harness id {hid!r}: all five wrappers are BIWM-full; write {base + SEP + FULL!r}')
+    want = sorted(set(ws), key=known.index)
+    if ws != want:
+        raise KeyError(f'harness id {hid!r}: write each wrapper once, in the composition order: '
+                       f'{SEP.join([base, *want])!r}')
+    if tuple(ws) == ORDER:
+        raise KeyError(f'harness id {hid!r}: all five wrappers are BIWM-full; write {base + SEP + FULL!r}')
     return tuple(ws)
 
 # %% ../nbs/04a_wrappers.ipynb #0f62723b
 @dataclass(frozen=True)
 class WrapperSection:
-    "What one wrapper adds at one step: `lines` shown, a JSON `record` for the log, and `unhides` (a regex of `hidden` entries it shows)."
+    "One wrapper's addition at a step: `lines` shown, a JSON `record` to log, `unhides` (regex of `hidden` entries)."
     lines: list
     record: dict
     unhides: str | None = None
@@ -82,46 +96,77 @@ def _out_lines(text: str, cap: int) -> list:
     text = (text or '').rstrip('\n')
     return ['output: none'] if not text else [f'output ({len(text)} characters):', cap_text(text, cap)]
 
+# %% ../nbs/04a_wrappers.ipynb #da33a748
+def register_wrapper(w: Wrapper # the wrapper, its `id` the name a harness id uses after `~`
+                    ) -> Wrapper:
+    "Register `w` in `WRAPPERS`: its id then composes with any harness (`H2~<id>`), after the paper's five."
+    if not isinstance(w, Wrapper): raise TypeError(f'register_wrapper: expected a Wrapper, got {type(w).__name__}')
+    return WRAPPERS.add(w.id, w)
+
 # %% ../nbs/04a_wrappers.ipynb #1624743e
 class BlockedLog(Wrapper):
-    def noop(self, h): return None if getattr(h.gate, 'block', False) else 'no-op here: this harness never blocks an action'
+    def noop(self, h):
+        return None if getattr(h.gate, 'block', False) else 'no-op here: this harness never blocks an action'
     def section(self, sess, ev):
         g = ev.get('gate')
         log = sess.biwm.setdefault('blocked', [])
-        if g and g['blocked']: log.append({'step': ev['step'], 'action': g['action'], 'risk_class': g['risk_class'], 'rule': g['rule'], 'reason': g['reason']})
+        if g and g['blocked']:
+            log.append({'step': ev['step'], 'action': g['action'], 'risk_class': g['risk_class'], 'rule': g['rule'],
+                        'reason': g['reason']})
         if not log: return None
         lines = [f'blocked actions so far ({len(log)}; none of them was executed):']
-        lines += [f'- step {b["step"]}: {_head(b["action"])} (risk class: {b["risk_class"]}; rule: {b["rule"]}; {b["reason"]})' for b in log]
+        lines += [f'- step {b["step"]}: {_head(b["action"])} (risk class: {b["risk_class"]}; rule: {b["rule"]}; '
+                  f'{b["reason"]})' for b in log]
         return WrapperSection(lines, {'blocked': [dict(b) for b in log]})
+
+register_wrapper(BlockedLog('blocked_log', 'blocked-action log', 'log',
+                            'from the first block on, each observation ends with every action blocked so far in the '
+                            'episode, with its step, rule, risk class and reason, taken from the logged gate '
+                            'decisions'))
 
 # %% ../nbs/04a_wrappers.ipynb #f9a8d201
 _SHADOW_OUT = 800   # most output characters a shadow report shows
 
 class ShadowExecution(Wrapper):
-    def noop(self, h): return None if getattr(h.gate, 'block', False) else 'no-op here: this harness never blocks an action'
+    def noop(self, h):
+        return None if getattr(h.gate, 'block', False) else 'no-op here: this harness never blocks an action'
     def section(self, sess, ev):
         g = ev.get('gate')
         if not (g and g['blocked']): return None
-        head = 'would-be outcome of the action that was not executed (it ran in a throwaway copy of the workspace; nothing was applied):'
+        head = ('would-be outcome of the action that was not executed (it ran in a throwaway copy of the workspace; '
+                'nothing was applied):')
         before = sess.ws.snapshot()
         try:
             with sess.ws.clone() as copy: t = copy.run(g['action'], timeout=getattr(sess.task, 'command_timeout', None))
         except SandboxError as e:
-            return WrapperSection([head, f'could not be computed: {e}'], {'error': str(e), 'real_unchanged': sess.ws.snapshot() == before},
+            return WrapperSection([head, f'could not be computed: {e}'],
+                           {'error': str(e), 'real_unchanged': sess.ws.snapshot() == before},
                            r'^outcome: the action was blocked')
         if sess.ws.snapshot() != before: raise RuntimeError(f'{sess!r}: shadow execution changed the real workspace')
         status = f'timed out after {t.duration:.0f} s' if t.timed_out else str(t.exit_code)
-        lines = [head, f'exit code: {status}', _files('deleted', t.deleted), _files('modified', t.modified), _files('created', t.created)]
-        lines += _out_lines(t.stdout + ('\n' if t.stdout and t.stderr and not t.stdout.endswith('\n') else '') + t.stderr, _SHADOW_OUT)
-        if g['risk_class'] == 'kill': lines.append('note: processes started earlier in the episode do not exist in the copy; effects on processes are not reproduced')
-        rec = {'transition': t.to_dict(), 'deleted': t.deleted, 'modified': t.modified, 'created': t.created, 'real_unchanged': True}
+        lines = [head, f'exit code: {status}', _files('deleted', t.deleted), _files('modified', t.modified),
+                 _files('created', t.created)]
+        lines += _out_lines(t.stdout + ('\n' if t.stdout and t.stderr and not t.stdout.endswith('\n') else '')
+                            + t.stderr, _SHADOW_OUT)
+        if g['risk_class'] == 'kill':
+            lines.append('note: processes started earlier in the episode do not exist in the copy; effects on '
+                         'processes are not reproduced')
+        rec = {'transition': t.to_dict(), 'deleted': t.deleted, 'modified': t.modified, 'created': t.created,
+               'real_unchanged': True}
         return WrapperSection(lines, rec, r'^outcome: the action was blocked')
+
+register_wrapper(ShadowExecution('shadow', 'shadow execution', 'gate',
+                                 'when an action is blocked it is run in a throwaway copy of the workspace (same '
+                                 f'sandbox and limits) and its would-be outcome is shown: exit code, files '
+                                 f'deleted/modified/created, output (at most {_SHADOW_OUT} characters); nothing is '
+                                 f'applied to the real workspace'))
 
 # %% ../nbs/04a_wrappers.ipynb #54e679d2
 _ATTEMPT_OUT = 600   # most output characters shown per failed attempt
 
 class RepairLog(Wrapper):
-    def noop(self, h): return 'no-op here: this harness has no repair policy' if isinstance(h.repair, NoRepair) else None
+    def noop(self, h):
+        return 'no-op here: this harness has no repair policy' if isinstance(h.repair, NoRepair) else None
     def section(self, sess, ev):
         rec, runs = ev.get('repair'), ev.get('transitions') or []
         if not rec or (len(runs) <= 1 and not rec.get('rollback')): return None
@@ -130,7 +175,9 @@ class RepairLog(Wrapper):
         for i, t in enumerate(runs):
             status = f'timed out after {t["duration"]:.0f} s' if t['timed_out'] else f'exit code {t["exit_code"]}'
             if t['role'] == 'repair': what = f'known repair {rec["known_repair"]["name"]!r}: {_head(t["command"])}'
-            else: n += 1; what = f'attempt {n}' + (' (re-run from the state before the action)' if t['role'] == 'retry' else '')
+            else:
+                n += 1
+                what = f'attempt {n}' + (' (re-run from the state before the action)' if t['role'] == 'retry' else '')
             if i == shown: lines.append(f'- {what}: {status} (the result shown)'); continue
             out = mask_volatile((t['stdout'] or '') + (t['stderr'] or '')).rstrip('\n')
             if out and out in seen: lines.append(f'- {what}: {status}; output: the same as {seen[out]}')
@@ -141,16 +188,29 @@ class RepairLog(Wrapper):
         if rec.get('rollback'):
             restored = [c['path'] for c in rec['rollback']['restored']]
             lines.append('- the workspace was restored to its state before the action; ' + _files('restored', restored))
-        return WrapperSection(lines, {'runs': len(runs), 'outcome': rec['outcome']}, r'failed (first )?attempt|^rollback to the checkpoint')
+        return WrapperSection(lines, {'runs': len(runs), 'outcome': rec['outcome']},
+                              r'failed (first )?attempt|^rollback to the checkpoint')
+
+register_wrapper(RepairLog('repair_log', 'repair-unrolled log', 'log',
+                           'when a step needed more than one run or a restore, the observation ends with every run '
+                           f'behind the result shown (failed attempts with exit code and output, at most '
+                           f'{_ATTEMPT_OUT} characters each, known repairs, re-runs, the restore and the files it put '
+                           f'back), taken from the logged repair events'))
 
 # %% ../nbs/04a_wrappers.ipynb #de265c2e
 class VerificationMask(Wrapper):
-    def noop(self, h): return 'no-op here: this harness runs no checks' if isinstance(h.verify, NoVerification) else None
+    def noop(self, h):
+        return 'no-op here: this harness runs no checks' if isinstance(h.verify, NoVerification) else None
     def section(self, sess, ev):
         ran = {r['name']: ('timed out' if r['timed_out'] else r['result']) for r in ev.get('verification') or []}
         lines = ['checks on this state (every check of the task; unchecked = did not run):']
-        lines += [f'- {v.name} ({v.strength}, cost {v.cost:g}): {ran.get(v.name, "unchecked")}' for v in sess.task.verifiers]
+        lines += [f'- {v.name} ({v.strength}, cost {v.cost:g}): {ran.get(v.name, "unchecked")}'
+                  for v in sess.task.verifiers]
         return WrapperSection(lines, {'mask': {v.name: ran.get(v.name, 'unchecked') for v in sess.task.verifiers}})
+
+register_wrapper(VerificationMask('vmask', 'verification mask', 'log',
+                                  'each observation ends with every check of the task: its strength, cost and result '
+                                  'if it ran on this state, else unchecked, taken from the logged verification events'))
 
 # %% ../nbs/04a_wrappers.ipynb #708daad6
 _TAG = re.compile(r'^\[([^\]\n]+)\] ?')
@@ -162,15 +222,17 @@ def _untag(s: str) -> tuple:
     m = _TAG.match(s)
     return (m.group(1), s[m.end():]) if m else (None, s)
 
+# %% ../nbs/04a_wrappers.ipynb #a0d12123
 @dataclass(frozen=True)
 class CanonicalObservation(Policy):
-    "Observe slot (BIWM canonicalise): the `inner` observe policy's content in one fixed field structure, decorations removed."
+    "Observe slot (BIWM canonicalise): the `inner` observe policy's content in fixed fields, decorations removed."
     inner: Policy = None
     def describe(self) -> str:
-        return ('Canonicalised (BIWM canonicalise): the content of the underlying observe policy in one fixed structure, the same '
-                'for every harness: `field: value` lines in the order command, executed, exit code, output, outcome, changed by '
-                'this step, note, checks, check label, state; the underlying view\'s decorations (the $ prompt, bracketed tags, '
-                'status lines) are removed and nothing else is added or dropped. Underlying: ' + self.inner.describe())
+        return ('Canonicalised (BIWM canonicalise): the content of the underlying observe policy in one fixed '
+                'structure, the same for every harness: `field: value` lines in the order command, executed, exit '
+                'code, output, outcome, changed by this step, note, checks, check label, state; the underlying view\'s '
+                'decorations (the $ prompt, bracketed tags, status lines) are removed and nothing else is added or '
+                'dropped. Underlying: ' + self.inner.describe())
     def params(self) -> dict: return {'policy': type(self).__name__, 'inner': self.inner.params()}
     def render(self, v: View, mem: dict) -> Observation:
         "The canonical observation of `v` (hiding what the `inner` view hid)."
@@ -193,9 +255,11 @@ class CanonicalObservation(Policy):
                 t = v.transition
                 f['executed'] = 'yes'
                 f['exit code'] = f'timed out after {t.duration:.0f} s' if t.timed_out else str(t.exit_code)
-                if structured and lines and lines[0] == f'exit code: {"timed out" if t.timed_out else t.exit_code}': lines = lines[1:]
+                if structured and lines and lines[0] == f'exit code: {"timed out" if t.timed_out else t.exit_code}':
+                    lines = lines[1:]
                 elif not structured and lines and lines[-1] == exit_status(t): lines = lines[:-1]
-                if structured and lines and lines[-1].startswith('this step changed: '): f['changed by this step'] = lines.pop()[19:]
+                if structured and lines and lines[-1].startswith('this step changed: '):
+                    f['changed by this step'] = lines.pop()[19:]
                 if structured and lines and re.fullmatch(r'output \(\d+ lines?\):', lines[0]): lines = lines[1:]
                 out = [] if lines in ([], ['output: none']) else lines
         if v.summary: f['note'] = _untag(v.summary)[1]
@@ -209,41 +273,26 @@ class CanonicalObservation(Policy):
         if 'exit code' in f: res.append(f'exit code: {f["exit code"]}')
         if out is not None:
             m = _NOT_SHOWN.match(out[0]) if len(out) == 1 else None
-            res += ['output: none'] if not out else [f'output: not shown ({m.group(1)} characters)'] if m else ['output:', *out]
+            res += (['output: none'] if not out else [f'output: not shown ({m.group(1)} characters)'] if m
+                    else ['output:', *out])
         for k in ('outcome', 'changed by this step', 'note'):
             if k in f: res.append(f'{k}: {f[k]}')
         if 'checks' in f: res.append('checks: ' + '; '.join(f['checks']))
         if 'check label' in f: res.append(f'check label: {f["check label"]}')
         return Observation('\n'.join(res + state), seen.hidden)
 
+# %% ../nbs/04a_wrappers.ipynb #3f969de3
 class Canonicalise(Wrapper):
     "Works through the observe slot (`CanonicalObservation`); appends nothing."
 
-# %% ../nbs/04a_wrappers.ipynb #fc777c18
-WRAPPERS = {w.id: w for w in (
-    Canonicalise('canon', 'canonicalise', 'observe',
-                 'every observation is rendered in one canonical field structure, harness decorations removed (see the observe slot)'),
-    BlockedLog('blocked_log', 'blocked-action log', 'log',
-               'from the first block on, each observation ends with every action blocked so far in the episode, with its step, rule, '
-               'risk class and reason, taken from the logged gate decisions'),
-    ShadowExecution('shadow', 'shadow execution', 'gate',
-                    'when an action is blocked it is run in a throwaway copy of the workspace (same sandbox and limits) and its would-be '
-                    f'outcome is shown: exit code, files deleted/modified/created, output (at most {_SHADOW_OUT} characters); nothing is '
-                    'applied to the real workspace'),
-    RepairLog('repair_log', 'repair-unrolled log', 'log',
-              'when a step needed more than one run or a restore, the observation ends with every run behind the result shown (failed '
-              f'attempts with exit code and output, at most {_ATTEMPT_OUT} characters each, known repairs, re-runs, the restore and '
-              'the files it put back), taken from the logged repair events'),
-    VerificationMask('vmask', 'verification mask', 'log',
-                     'each observation ends with every check of the task: its strength, cost and result if it ran on this state, else '
-                     'unchecked, taken from the logged verification events'),
-)}
-assert tuple(WRAPPERS) == ORDER
+register_wrapper(Canonicalise('canon', 'canonicalise', 'observe',
+                              'every observation is rendered in one canonical field structure, harness decorations '
+                              'removed (see the observe slot)'))
 
 # %% ../nbs/04a_wrappers.ipynb #4ffdb9be
 @dataclass(frozen=True)
 class Wrapped(Policy):
-    "A slot policy reported on by BIWM wrappers: `inner` does the work; `text` (what the wrappers add) extends its description."
+    "A slot policy with BIWM wrappers: `inner` does the work; `text` (what wrappers add) extends its description."
     inner: Policy = None
     wrappers: tuple = ()
     text: str = ''
@@ -255,11 +304,11 @@ class Wrapped(Policy):
 
 @dataclass(frozen=True)
 class BIWMHarness(Harness):
-    "A harness with BIWM wrappers: the `base` harness's slots and behaviour; what the model is shown is extended by `wrappers`."
+    "A harness with BIWM wrappers: the `base` harness's slots and behaviour; `wrappers` extend what the model sees."
     base: Harness = None
     wrappers: tuple = ()
     def card(self) -> dict:
-        "The harness card: every slot in words (wrapped slots say what the wrappers add), the base, and the wrappers in order."
+        "The harness card: each slot in words (wrapped ones say what wrappers add), the base, the wrappers in order."
         c = super().card()
         c['base'] = self.base.id
         c['wrappers'] = [{'id': w, 'name': WRAPPERS[w].name, 'slot': WRAPPERS[w].slot, 'adds': WRAPPERS[w].adds,
@@ -286,11 +335,13 @@ class BIWMSession(HarnessSession):
         extra = mask_volatile(cap_text('\n\n'.join('\n'.join(s.lines) for _, s in secs), OBS_CAP // 2))
         room, hidden = OBS_CAP - len(extra) - 2, list(ev['hidden'])
         base = st.observation if len(st.observation) <= room else cap_text(st.observation, room)
-        if base != st.observation: hidden.append(f'observation shortened to {room} characters to make room for the BIWM sections')
+        if base != st.observation:
+            hidden.append(f'observation shortened to {room} characters to make room for the BIWM sections')
         for _, s in secs:
             if s.unhides: hidden = [h for h in hidden if not re.search(s.unhides, h)]
         obs = f'{base}\n\n{extra}'
-        ev.update(hidden=hidden, observation_chars=len(obs), biwm={'wrappers': list(self.harness.wrappers), 'added': {w: s.record for w, s in secs}})
+        ev.update(hidden=hidden, observation_chars=len(obs),
+                  biwm={'wrappers': list(self.harness.wrappers), 'added': {w: s.record for w, s in secs}})
         self.history[-1] = {**self.history[-1], 'observation': obs}
         return Step(obs, json.loads(json.dumps(ev)), st.transitions)
 
@@ -300,7 +351,8 @@ def wrap(base: Harness | str, # a harness or a registered id (not itself wrapped
         ) -> BIWMHarness:
     "`base` with `wrappers` on top: the harness `<base id>~<wrappers>`, slot descriptions and card included."
     b = get_harness(base)
-    if SEP in b.id: raise ValueError(f'{b.id} is already wrapped: wrap its base {b.id.split(SEP)[0]} with all the wrappers at once')
+    if SEP in b.id:
+        raise ValueError(f'{b.id} is already wrapped: wrap its base {b.id.split(SEP)[0]} with all the wrappers at once')
     if not wrappers: raise ValueError(f'wrap({b.id!r}): name at least one wrapper ({", ".join(ORDER)} or {FULL})')
     hid = SEP.join([b.id, *wrappers])
     ws = _check_wrappers(hid, b.id, list(wrappers))
@@ -309,10 +361,13 @@ def wrap(base: Harness | str, # a harness or a registered id (not itself wrapped
     for slot in ('gate', 'log'):
         mine = tuple(w for w in ws if WRAPPERS[w].slot == slot)
         if mine:
-            text = ' '.join(f'BIWM {WRAPPERS[w].name}: {WRAPPERS[w].adds}' + (f' ({why})' if (why := WRAPPERS[w].noop(b)) else '') + '.' for w in mine)
+            text = ' '.join(f'BIWM {WRAPPERS[w].name}: {WRAPPERS[w].adds}'
+                            + (f' ({why})' if (why := WRAPPERS[w].noop(b)) else '') + '.' for w in mine)
             slots[slot] = Wrapped(getattr(b, slot), mine, text)
     names = 'BIWM-full' if ws == ORDER else ' + '.join(WRAPPERS[w].name for w in ws)
-    return BIWMHarness(hid, f'{b.name} + {names}', **{s: slots.get(s, getattr(b, s)) for s in ('observe', 'actions', 'verify', 'gate', 'repair', 'log')},
+    return BIWMHarness(hid, f'{b.name} + {names}',
+                       **{s: slots.get(s, getattr(b, s))
+                          for s in ('observe', 'actions', 'verify', 'gate', 'repair', 'log')},
                        base=b, wrappers=ws)
 
 @lru_cache(maxsize=None)

@@ -13,7 +13,7 @@ from hibd.schema import example_belief, random_beliefs, validate_belief
 from hibd.tasks import load_task
 from hibd.wrappers import ORDER, FULL, WRAPPERS, parse_id, wrap, wrapped
 from hibd.biwm import (align, vote, align_run, alignment_effect, declared_success, component_deltas, component_table, show_table,
-                       component_chart, retry_effect, PromptKeyedBackend)
+                       biwm_chart, retry_effect, PromptKeyedBackend)
 
 from conftest import mini_mean_task
 
@@ -368,7 +368,7 @@ def test_component_table_and_retry_effect_on_the_sweep(sweep):
     assert row.n_zero == row.n_total == 1                 # no block on the code task at K <= 3: exact no-op, delta exactly 0
     md = show_table(t)
     assert md.startswith("Success criterion, declared before the run (sweep 'biwm_it_exposure'): **exposure**")
-    assert 'exposure' in component_chart(t).to_dict()['title']
+    assert 'exposure' in biwm_chart(t).to_dict()['title']
     with pytest.raises(ValueError, match="declared 'exposure'"): component_table(sweep, success='robustness')
     r = retry_effect(load_run(sweep), B=500)        # K = 3: the step-3 block's window is censored; the call runs on real records
     assert {'base', 'harness', 'rate_a', 'rate_b', 'estimate', 'ci_low', 'ci_high', 'p'} <= set(r.columns)

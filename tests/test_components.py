@@ -2,7 +2,7 @@
 `divergence`, the pairs table, the long-horizon table, weight sensitivity and the report's prose (which names it and
 its weight); at weight 0 it is a diagnostic column and D_belief is unchanged bit for bit; registered from a user
 file, `hibd run` keeps the file and `hibd report` loads it again. Committed runs and synthetic runs only: no model."""
-import json, subprocess, sys
+import json, re, subprocess, sys
 from pathlib import Path
 import numpy as np, pandas as pd, pytest
 from hibd.metrics import (COMPONENTS, component_names, divergence, registered_components, resolve_weights,
@@ -38,7 +38,7 @@ def test_names_and_note():
     assert component_names() == COMPONENTS and registered_components() == {} and weights_note() == ''
     with using_component('len_diff', len_diff, weight=.1, group='growth'):
         assert component_names() == (*COMPONENTS, 'len_diff')
-        assert registered_components() == {'len_diff': {'weight': .1, 'group': 'growth'}}
+        assert registered_components() == {'len_diff': {'weight': .1, 'group': 'growth', 'fn': f'{__name__}.len_diff'}}
         assert weights_note() == NOTE and component_metrics()[-1] == 'D_len_diff'
     assert component_names() == COMPONENTS
 
@@ -122,3 +122,7 @@ def test_a_component_from_a_file_through_the_cli(tmp_path):
     r = hibd('report', tmp_path/'run', '--out', tmp_path/'report')
     assert r.returncode == 0, (r.stdout, r.stderr)
     assert NOTE in (tmp_path/'report'/'report.md').read_text()
+    index = json.loads((tmp_path/'report'/'index.json').read_text())   # the report records what it used
+    c = index['components']['len_diff']                                  # fn: the module made from the file's hash
+    assert (c['weight'], c['group']) == (.1, 'growth') and re.fullmatch(r'hibd_user_my_component_\w+\.len_diff', c['fn'])
+    assert index['weights']['len_diff'] == .1 and abs(sum(index['weights'].values()) - 1) < 1e-12

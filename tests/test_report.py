@@ -102,6 +102,12 @@ def test_sections_in_order_and_no_data_said(tmp_path):
     assert all(s['status'] != 'error' for s in idx['sections']), idx['sections']
     md = (out/'report.md').read_text()
     assert 'Long horizon: no data in this run: one horizon only (K = 3)' in md
+    lh = next(s for s in idx['sections'] if s['key'] == 'long_horizon')        # the same, as a record in index.json
+    assert [(g['part'], g['state'], g['why'].split(';')[0]) for g in lh['gaps']] == [
+        ('Long horizon', 'no data', 'one horizon only (K = 3)')], lh
+    for s in idx['sections']:                                  # a status follows from the recorded gaps, not from prose
+        states = {g['state'] for g in s['gaps']}
+        assert (s['status'] != 'ok' or not states) and (s['status'] != 'partial' or states), s
     assert md.index('## 1. Run header') < md.index('## 2. Coverage') < md.index('## 3. Main table') < md.index('## 11. Grouped extension')
 
 
@@ -120,7 +126,7 @@ def test_new_sections_in_order_on_quickstart(tmp_path):
     assert biwm.count('\n\n') <= 4 and 'No BIWM harnesses in this run' in biwm       # heading, status and one line only
     # the semantic section embeds each distinct constraint string once, and relaxing equality can only lower D_set/D_arrival
     from hibd.schema import CONSTRAINT_SETS, normalise
-    run = R.read_run(RUNS/'quickstart').run
+    run = R.run_data(RUNS/'quickstart').run
     final = run[run.step == run.K]                              # only final-step pairs are scored: only their beliefs are embedded
     distinct = {normalise(x) for b in final.belief if b for k in CONSTRAINT_SETS for x in b['belief_state'][k]}
     assert f'\n{len(distinct)} distinct constraint strings embedded once' in md
@@ -139,6 +145,8 @@ def test_semantic_section_not_available_without_embedder(qs, monkeypatch):
     with no_section_failed(): out = R.build_report(qs)
     st = {s['key']: s['status'] for s in json.loads((out/'index.json').read_text())['sections']}
     assert st['vocabulary'] == 'not available' and 'error' not in st.values(), st
+    voc = next(s for s in json.loads((out/'index.json').read_text())['sections'] if s['key'] == 'vocabulary')
+    assert [(g['part'], g['state']) for g in voc['gaps']] == [('Exact vs semantic matching', 'not available')], voc
     assert st['action_ablation'] == 'ok' and st['main'] == 'ok'
     md = (out/'report.md').read_text()
     assert ("Exact vs semantic matching: not available: the sentence embedder could not be loaded (ModelError: the embedding model "
@@ -224,7 +232,7 @@ def test_biwm_section_prints_declared_criterion(biwm_run, tmp_path):
     bad = tmp_path/'undeclared'; shutil.copytree(biwm_run, bad)
     man['config'].pop('biwm_success', None); man['config']['name'] = 'report_biwm'
     (bad/'manifest.json').write_text(json.dumps(man))
-    s = R.Section('biwm', 'BIWM components'); R.sec_biwm(R.read_run(bad), s)
+    s = R.Section('biwm', 'BIWM components'); R.sec_biwm(R.run_data(bad), s)
     assert not s.tables() and 'declares no BIWM success criterion' in s.blocks[0].content
 
 
@@ -256,7 +264,7 @@ def test_agent_free_run_gets_the_free_form_control(tmp_path):
 def test_small_model_statement(qs):
     "The header names the manifest's model id and says what the embedded 1.5B can and cannot show; scripted runs say they are not model output."
     def header():
-        s = R.Section('header', 'Run header'); R.sec_header(R.read_run(qs), s); return s.prose
+        s = R.Section('header', 'Run header'); R.sec_header(R.run_data(qs), s); return s.prose
     mid = json.loads((qs/'manifest.json').read_text())['model']['id']
     assert mid.startswith('Qwen2.5 Coder 1.5B') and f'**{mid}**' in header()
     assert 'It cannot show whether' in header() and 'one seed there is no within-harness noise floor' in header()
@@ -428,7 +436,7 @@ def test_damaged_rollout_is_named_and_left_out(qs):
     assert sorted(cells[cells.state == 'damaged'].K) == [1, 2] and set(cells.state) == {'complete', 'damaged'}
     counts = pd.read_csv(next((qs/'report'/'tables').glob('*_counts.csv'))).set_index('quantity').value
     assert (counts['rollout files finished'], counts['rollout files damaged (left out)']) == ('6', '1')
-    assert 'H3' not in set(R.read_run(qs).run.harness)                  # left out of every table
+    assert 'H3' not in set(R.run_data(qs).run.harness)                  # left out of every table
 
 
 def test_agent_run_under_way_with_only_the_reference(tmp_path):
@@ -437,7 +445,7 @@ def test_agent_run_under_way_with_only_the_reference(tmp_path):
     for p in (d/'rollouts').glob('*.jsonl'):
         if '__H0__' not in p.name: p.unlink()
     s = R.Section('main', 'Main table')
-    R.sec_main(R.read_run(d), s)
+    R.sec_main(R.run_data(d), s)
     text = ' '.join(b.content for b in s.blocks if b.kind == 'text')
     assert 'no other harness has a finished rollout beside H0' in text, text
     assert not any('failed with' in b.content for b in s.blocks if b.kind == 'text'), text

