@@ -11,8 +11,8 @@ import click
 # %% auto #0
 __all__ = ['WRITE_ERRNOS', 'TOP', 'LazyChoice', 'LazyHelp', 'HarnessIdError', 'user_errors', 'HibdError', 'HibdGroup',
            'lookup_harness', 'main', 'help_text', 'summary_table', 'run_outcome', 'first_screen', 'run', 'report',
-           'plan', 'mediation', 'tasks', 'tasks_list', 'tasks_check', 'tasks_prepare', 'tasks_import_swebench',
-           'tasks_import_tbench', 'sandbox', 'sandbox_exec', 'serve_command']
+           'plan', 'mediation', 'export_command', 'tasks', 'tasks_list', 'tasks_check', 'tasks_prepare',
+           'tasks_import_swebench', 'tasks_import_tbench', 'sandbox', 'sandbox_exec', 'serve_command']
 
 # %% ../nbs/16_cli.ipynb #4aca1273
 class LazyChoice(click.Choice):
@@ -61,8 +61,9 @@ def user_errors() -> tuple:
     from hibd.models import ModelError
     from hibd.runs import ConfigError, RunLocked, RunError
     from hibd.report import ReportError
+    from hibd.export import ExportError
     return (TaskError, TrajectoryError, ConfigError, ModelError, RunLocked, RunError, SandboxError, ReportError,
-            HarnessIdError)
+            ExportError, HarnessIdError)
 
 WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS)   # cannot write a file: the disk, not a bug
 
@@ -397,6 +398,16 @@ def mediation(paths, harnesses, by, csv_out):
     t = mediation_table(list(paths), list(harnesses) or None, by=by)
     click.echo(mediation_text(t) if by == 'harness' else t.to_string(index=False, max_colwidth=40))
     if csv_out: t.to_csv(csv_out, index=False); click.echo(f'table: {csv_out}')
+
+# %% ../nbs/16_cli.ipynb #b3e23032
+@main.command('export')
+@click.argument('run_dir')
+@click.option('--to', 'to', required=True, help='The format: inspect (an inspect_ai eval log) or atif (ATIF files).')
+@click.option('--out', required=True, type=click.Path(file_okay=False), help='The folder to write into.')
+def export_command(run_dir, to, out):
+    "Write the run in RUN_DIR as an inspect_ai eval log or as ATIF trajectories; print each file written."
+    from hibd.export import export_run
+    for p in export_run(run_dir, to, out): click.echo(str(p))
 
 # %% ../nbs/16_cli.ipynb #8915a02f
 @main.group()
