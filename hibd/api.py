@@ -9,7 +9,7 @@ from types import ModuleType
 import hibd.registry, hibd.schema, hibd.tasks, hibd.bench, hibd.trajectories, hibd.sandbox, hibd.shell, hibd.gate
 import hibd.testlog, hibd.harness, hibd.harnesses, hibd.wrappers, hibd.models, hibd.llama, hibd.rollout, hibd.runs
 import hibd.metrics, hibd.stats, hibd.pairs, hibd.excess, hibd.success, hibd.safety, hibd.semantic, hibd.biwm
-import hibd.mediation, hibd.analysis, hibd.export, hibd.report, hibd.cli
+import hibd.mediation, hibd.analysis, hibd.export, hibd.approver, hibd.report, hibd.cli
 
 # %% auto #0
 __all__ = ['modules', 'public_names', 'lookup']
