@@ -401,7 +401,13 @@ def test_shipped_runs_report(name, tmp_path):
     idx = json.loads((tmp_path/'out'/'index.json').read_text())
     st = {s['key']: s['status'] for s in idx['sections']}
     assert st['header'] == st['coverage'] == 'ok' and 'error' not in st.values() and 'not available' not in st.values(), st
-    if len({p.stem.split('__')[1] for p in (d/'rollouts').glob('*.jsonl')}) > 1: assert st['main'] == 'ok', st
+    seeds = {}                                        # task -> harness -> seeds with a committed rollout
+    for p in (d/'rollouts').glob('*.jsonl'):
+        task, h, s, _ = p.stem.split('__'); seeds.setdefault(task, {}).setdefault(h, set()).add(s)
+    if any(sum(len(v) >= 2 for v in by_h.values()) >= 2 for by_h in seeds.values()): assert st['main'] == 'ok', st
+    elif len({h for by_h in seeds.values() for h in by_h}) > 1:   # under way: only the excess test waits for seeds
+        main_gaps = next(s['gaps'] for s in idx['sections'] if s['key'] == 'main')
+        assert st['main'] == 'partial' and [g['part'] for g in main_gaps] == ['Excess divergence'], main_gaps
     cells = pd.read_csv(next((tmp_path/'out'/'tables').glob('*_coverage_cells.csv')))
     done = {p.stem for p in (d/'rollouts').glob('*.jsonl')}
     man = json.loads((d/'manifest.json').read_text())['design']
