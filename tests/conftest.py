@@ -37,3 +37,23 @@ def mini_mean_task(root: Path, extra: dict) -> Task:
         full_after = "pass"
         '''))
     return load_task(root)
+
+
+import sys
+import pytest
+from hibd.registry import Registry
+
+
+def _registries() -> list[Registry]:
+    "Every `Registry` a loaded `hibd` module holds at its top level (harnesses, wrappers, report sections, ...)."
+    mods = [m for n, m in list(sys.modules.items()) if n == 'hibd' or n.startswith('hibd.')]
+    return list({id(r): r for m in mods for r in vars(m).values() if isinstance(r, Registry)}.values())
+
+
+@pytest.fixture(autouse=True)
+def _registries_restored():
+    "What a test registers (a notebook's H6, a user file's harness) is gone after it: tests share one process."
+    before = [(r, dict(r)) for r in _registries()]
+    yield
+    for r, items in before:
+        if dict(r) != items or list(r) != list(items): dict.clear(r); dict.update(r, items)
