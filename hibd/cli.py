@@ -12,7 +12,8 @@ import click
 __all__ = ['WRITE_ERRNOS', 'TOP', 'LazyChoice', 'LazyHelp', 'HarnessIdError', 'user_errors', 'HibdError', 'HibdGroup',
            'lookup_harness', 'main', 'help_text', 'summary_table', 'run_outcome', 'first_screen', 'run', 'report',
            'plan', 'mediation', 'export_command', 'tasks', 'tasks_list', 'tasks_check', 'tasks_prepare',
-           'tasks_import_swebench', 'tasks_import_tbench', 'sandbox', 'sandbox_exec', 'serve_command']
+           'tasks_import_swebench', 'tasks_import_tbench', 'tasks_import_traj', 'sandbox', 'sandbox_exec',
+           'serve_command']
 
 # %% ../nbs/16_cli.ipynb #4aca1273
 class LazyChoice(click.Choice):
@@ -418,13 +419,16 @@ def tasks():
 @click.option('--json', 'as_json', is_flag=True, help='Print a JSON list instead of a table.')
 @click.option('--group', type=LazyChoice(_task_groups), default=None, help='Only tasks of this group.')
 def tasks_list(as_json, group):
-    "List the tasks: id, group, title."
+    "List the tasks (the suite and your folders): id, group, title; a folder that does not load is one line."
     from hibd.tasks import load_tasks
-    ts = load_tasks(groups=[group] if group else None)
+    bad = []
+    ts = load_tasks(groups=[group] if group else None, problems=bad)
     rows = [{'id': t.id, 'group': t.group, 'title': t.title} for t in ts]
-    if as_json: click.echo(json.dumps(rows, indent=2)); return
-    w = max((len(r['id']) for r in rows), default=2)
-    for r in rows: click.echo(f"{r['id']:<{w}}  {r['group']:<11}  {r['title']}")
+    if as_json: click.echo(json.dumps(rows, indent=2))
+    else:
+        w = max((len(r['id']) for r in rows), default=2)
+        for r in rows: click.echo(f"{r['id']:<{w}}  {r['group']:<11}  {r['title']}")
+    for p in bad: click.echo(f'hibd: skipped {p}', err=True)     # one bad folder: one line, the rest listed
 
 # %% ../nbs/16_cli.ipynb #b0f6275a
 @tasks.command('check')
@@ -446,6 +450,9 @@ def tasks_check(ids, group, as_json, no_prepare):
         for r in results:
             click.echo(f"{'ok  ' if r['ok'] else 'FAIL'}  {r['task']}")
             for p in r['problems']: click.echo(f'      {p}')
+            if (d := r.get('differs_from_recorded')) is not None:
+                click.echo(f"      against the recording: {d['same_exit']} of {len(r['steps'])} steps ended with "
+                           f"another exit code, {d['same_output']} printed something else")
         n_bad = sum(not r['ok'] for r in results)
         click.echo(f'{len(results) - n_bad} passed, {n_bad} failed')
     if any(not r['ok'] for r in results): sys.exit(1)
@@ -470,7 +477,7 @@ def tasks_prepare(ids, group):
 @click.option('--clones', type=click.Path(exists=True, file_okay=False), required=True,
               help='Folder of clones named owner__name.')
 @click.option('--out', type=click.Path(file_okay=False), default=None,
-              help='Tasks folder to write into (default: the suite, data/tasks or $HIBD_TASKS).')
+              help='Tasks folder to write into (default: the suite, data/tasks).')
 @click.option('--id', 'ids', multiple=True, help='Only this instance id (repeatable).')
 def tasks_import_swebench(jsonl, clones, out, ids):
     "Write SWE-bench-format records (JSONL) as hibd tasks, from local clones of their repositories."
@@ -487,7 +494,7 @@ def tasks_import_swebench(jsonl, clones, out, ids):
 @tasks.command('import-tbench')
 @click.argument('folders', nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @click.option('--out', type=click.Path(file_okay=False), default=None,
-              help='Tasks folder to write into (default: the suite, data/tasks or $HIBD_TASKS).')
+              help='Tasks folder to write into (default: the suite, data/tasks).')
 def tasks_import_tbench(folders, out):
     "Write Terminal-Bench-style task folders (instruction.md, task.toml, environment/app, solution, tests) as tasks."
     from hibd.tasks import TASKS_DIR, TaskError
@@ -497,6 +504,23 @@ def tasks_import_tbench(folders, out):
     try:
         for f in folders: click.echo(f'wrote {tbench_task(f, out).id}')
     except TaskError as e: raise click.ClickException(str(e))
+
+# %% ../nbs/16_cli.ipynb #22764bcb
+@tasks.command('import-traj')
+@click.argument('paths', nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option('--task', 'task', default=None, help='The hibd task they are trajectories of (default: by instance id).')
+@click.option('--into', type=click.Path(file_okay=False), default=None,
+              help='Tasks folder to write into (default: the first of $HIBD_TASKS, else ~/.local/share/hibd/tasks).')
+@click.option('--limit', type=click.IntRange(min=1), default=None, help='Refuse trajectories longer than this.')
+@click.option('--workdir', default=None, help='Where the repo sits in the sandbox (default: /testbed if named).')
+def tasks_import_traj(paths, task, into, limit, workdir):
+    "Import trajectories (mini-swe-agent, SWE-agent, inspect_ai, ATIF) as tasks: commands, outputs, exit codes."
+    from hibd.trajectories import import_trajectory
+    from hibd.tasks import load_task
+    for f in import_trajectory(list(paths), task, into, limit, workdir):     # every file read before any is written
+        t = load_task(f); model, n = t.imported.get('model'), len(t.trajectory)
+        click.echo(f'{t.id}: {n} command{"s" * (n != 1)} of {t.imported["base"]} ({t.imported["format"]}'
+                   f'{", " + model if model else ""}) in {f}')
 
 # %% ../nbs/16_cli.ipynb #f5de6bc1
 @main.group()

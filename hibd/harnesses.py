@@ -17,7 +17,8 @@ from fastcore.basics import patch
 # %% auto #0
 __all__ = ['KNOWN_REPAIRS', 'H0', 'HARNESSES', 'DESTROYED', 'CONTROLS', 'Step', 'Executed', 'Checked', 'HarnessSession',
            'mask_volatile', 'NoRepair', 'known_repair', 'RetryRollback', 'NoVerification', 'SelectiveVerification',
-           'BudgetVerification', 'HarnessRegistry', 'variant', 'get_harness', 'register_harness', 'check_task']
+           'BudgetVerification', 'HarnessRegistry', 'variant', 'get_harness', 'register_harness', 'recorded_step',
+           'check_task']
 
 # %% ../nbs/04_harnesses.ipynb #85d9ca8e
 @dataclass
@@ -466,12 +467,29 @@ def _verifier_problem(v, t, when) -> str | None:
     return (f'verifier {v.name!r} {when} the trajectory passed, but {", ".join(gone)} never ran: its pass means '
             f'nothing; fix its command')
 
+# %% ../nbs/04_harnesses.ipynb #f1ada281
+def _plain(s: str | None) -> str:
+    "`s` with trailing spaces on each line and blank lines around it removed: what two runs of a command share."
+    return '\n'.join(x.rstrip() for x in (s or '').strip('\n').splitlines()).strip('\n')
+
+def recorded_step(task, # a task with an imported trajectory (`task.recorded`)
+                  i: int, # the step, from 1
+                  t # its re-execution here (a `Transition`), or None when it did not run
+                 ) -> dict:
+    "How step `i` ran here against what the agent saw: recorded exit code, `same_exit` and `same_output`."
+    rec = task.recorded[i - 1]
+    ran = t is not None and not t.timed_out
+    same = lambda a, b: None if a is None or not ran else a == b
+    return {'exit_code': rec.get('exit_code'), 'same_exit': same(rec.get('exit_code'), t and t.exit_code),
+            'same_output': same(None if rec.get('output') is None else _plain(rec['output']),
+                                t and _plain(command_output(t)))}
+
 # %% ../nbs/04_harnesses.ipynb #a281846a
 def check_task(task, # a `hibd.tasks.Task`
                limits=None, # sandbox `Limits` (default: the sandbox's)
                prepare: bool | None = None # build the task's own Python if missing (None: unless `$HIBD_NO_PREPARE`)
               ) -> dict:
-    "Run `task`'s reference trajectory under H0 in a fresh workspace and check `task.expect`; list the problems."
+    "Run `task`'s trajectory under H0 in a fresh workspace, check `task.expect` (and any recording); list problems."
     t0, problems, steps = time.monotonic(), [], []
     exp = task.expect
     risky = {int(k): v for k, v in (exp.get('risky_steps') or {}).items()}
@@ -499,13 +517,14 @@ def check_task(task, # a `hibd.tasks.Task`
             st = s.step(cmd)
             g, t = st.events['gate'], st.transitions[0]
             steps.append({'step': i, 'command': cmd, 'exit_code': t.exit_code, 'timed_out': t.timed_out,
-                          'risk_class': g['risk_class'], 'rule': g['rule']})
+                          'risk_class': g['risk_class'], 'rule': g['rule'],
+                          **({'recorded': recorded_step(task, i, t)} if task.recorded else {})})
             short = cmd if len(cmd) <= 80 else cmd[:77] + '...'
             if i in risky and g['risk_class'] != risky[i]:
                 problems.append(f'{task.id}: step {i} `{short}`: expected risk class {risky[i]}, the gate gives '
                                 f'{g["risk_class"] or "none"}' + (f' (rule {g["rule"]})' if g['rule'] else ''))
             if (p := _exit_problem(i, cmd, short, t, codes.get(i))): problems.append(f'{task.id}: {p}')
-            if i not in risky and g['risk_class'] is not None:
+            if i not in risky and g['risk_class'] is not None and not task.imported:   # imported: a finding
                 problems.append(f'{task.id}: step {i} `{short}` would be blocked as {g["risk_class"]} (rule '
                                 f'{g["rule"]}: {g["reason"]}) but is not a declared risky step')
         after = full('after')
@@ -518,8 +537,11 @@ def check_task(task, # a `hibd.tasks.Task`
                     or flips['after'].get('error')):
                 problems.append(f'{task.id}: FAIL_TO_PASS after the trajectory: expected {len(f2p)} passed, got '
                                 f'{flips["after"] or "no tests ran"}')
-        if after != exp['full_after']:
+        if exp['full_after'] is not None and after != exp['full_after']:
             problems.append(f'{task.id}: full verifier {task.full.name!r} after the trajectory: '
                              f'expected {exp["full_after"]}, got {after}')
-    return {'task': task.id, 'ok': not problems, 'problems': problems, 'full_before': before, 'full_after': after,
+    rec = [s['recorded'] for s in steps if 'recorded' in s]
+    differs = {k: sum(r[k] is False for r in rec) for k in ('same_exit', 'same_output')} if rec else None
+    return {'task': task.id, 'ok': not problems, **({'differs_from_recorded': differs} if rec else {}),
+            'problems': problems, 'full_before': before, 'full_after': after,
             **({'fail_to_pass': flips} if flips else {}), 'steps': steps, 'seconds': round(time.monotonic() - t0, 2)}

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cache, partial
 from typing import Any, Callable
 from .harness import Harness, SLOTS
-from .harnesses import get_harness, HARNESSES
+from .harnesses import get_harness, HARNESSES, recorded_step
 # BIWM-wrapped ids (`H2~blocked_log`) resolve through the resolver it registers on `HARNESSES`
 from . import wrappers
 from .models import Backend, Cache, Call, CallIncomplete, canonical_json, call_key, ModelError
@@ -317,6 +317,11 @@ def replicate_seed(seed: int, # a call seed (>= 0)
     return int.from_bytes(hashlib.sha256(f'hibd-replicate-seed:{seed}:{replicate}'.encode()).digest()[:4], 'big') >> 1
 
 # %% ../nbs/06_rollout.ipynb #93488e71
+def _recorded(ep: _Episode, t: int, st) -> dict:
+    "replay of an imported trajectory: `{'recorded': ...}`, step `t` here against what the agent saw; else `{}`."
+    if ep.mode != 'replay' or not ep.task.recorded or t == 0: return {}
+    return {'recorded': recorded_step(ep.task, t, st.transitions[0] if st is not None and st.transitions else None)}
+
 def _record(base: dict, ep: _Episode, t: int, msgs: list, obs: str, action: str | None, st, call: Call) -> dict:
     "The step record of step `t` (SPEC §5) before its proposal and terminal outcome are known."
     ev = st.events if st is not None else {}
@@ -328,7 +333,7 @@ def _record(base: dict, ep: _Episode, t: int, msgs: list, obs: str, action: str 
             'proposal': None, 'terminal': None, 'belief': call.belief, 'ok': call.ok, 'error': call.error,
             'raw_texts': call.raw_texts, 'tokens': call.tokens, 'latency_s': round(call.latency_s, 3),
             'attempts': call.attempts, 'retries': max(call.attempts - 1, 0), 'limit': call.limit, 'cached': call.cached,
-            'call_key': call.key, 'react': None, 'action_check': ep.check}
+            'call_key': call.key, 'react': None, 'action_check': ep.check, **_recorded(ep, t, st)}
 
 def _react(ep: _Episode, t: int, action: str | None, obs: str, ask: Callable,
            shown_K: int | None) -> tuple[dict, str | None]:

@@ -449,10 +449,11 @@ def _git() -> dict:
 
 # %% ../nbs/07_runs.ipynb #5689d218
 def task_hash(task: Task) -> str:
-    "sha256 over the task folder's files (relative path and content, sorted): what a run's numbers depend on."
+    "sha256 over the task's folders' files (relative path and content, sorted): what a run's numbers depend on."
     h = hashlib.sha256()
-    for p in sorted(x for x in task.path.rglob('*') if x.is_file() and '__pycache__' not in x.parts):
-        h.update(str(p.relative_to(task.path)).encode() + b'\0' + p.read_bytes() + b'\0')
+    for d in getattr(task, 'folders', (task.path,)):   # an imported trajectory: the base task's folder, then its own
+        for p in sorted(x for x in d.rglob('*') if x.is_file() and '__pycache__' not in x.parts):
+            h.update(str(p.relative_to(d)).encode() + b'\0' + p.read_bytes() + b'\0')
     return h.hexdigest()
 
 # %% ../nbs/07_runs.ipynb #038825eb

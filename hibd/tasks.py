@@ -6,9 +6,10 @@
 from __future__ import annotations
 from collections import deque
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-import ctypes, fcntl, glob, hashlib, importlib.util, json, os, re, shlex, shutil, signal, subprocess, sys, tarfile, \
+import ctypes, fcntl, glob, hashlib, importlib.util, json, lzma, os, re, shlex, shutil, signal, subprocess, sys, \
+    tarfile, \
     tempfile
 import threading, time, tomllib
 from fastcore.basics import patch
@@ -17,9 +18,9 @@ import hibd
 
 # %% auto #0
 __all__ = ['TASK_GROUPS', 'RISK_CLASSES', 'STRENGTHS', 'OUTCOMES', 'TRAJECTORY_LEN', 'COMMAND_TIMEOUT', 'VERIFIER_TIMEOUT',
-           'TASKS_DIR', 'REPO_ARCHIVE', 'NO_PREPARE', 'cache_dir', 'Verifier', 'RiskPattern', 'Env', 'Task', 'unpacked',
-           'TaskError', 'command_problem', 'load_task', 'load_tasks', 'EnvError', 'auto_prepare', 'python_candidates',
-           'find_python', 'write_whole', 'prepare_env', 'prepare']
+           'TASKS_DIR', 'REPO_ARCHIVE', 'NO_PREPARE', 'user_tasks_dir', 'task_roots', 'cache_dir', 'Verifier',
+           'RiskPattern', 'Env', 'Task', 'unpacked', 'TaskError', 'command_problem', 'load_task', 'load_tasks',
+           'EnvError', 'auto_prepare', 'python_candidates', 'find_python', 'write_whole', 'prepare_env', 'prepare']
 
 # %% ../nbs/01_tasks.ipynb #868a6984
 from .schema import FAILURE_MODES
@@ -30,8 +31,18 @@ OUTCOMES = ('pass', 'fail')
 TRAJECTORY_LEN = (6, 20)        # shortest and longest reference trajectory
 COMMAND_TIMEOUT = 30.0          # default per-command timeout of a trajectory step, seconds
 VERIFIER_TIMEOUT = 60.0         # default verifier timeout, seconds
-TASKS_DIR = Path(os.environ.get('HIBD_TASKS') or Path(hibd.__file__).parent.parent/'data'/'tasks')
+TASKS_DIR = Path(hibd.__file__).parent.parent/'data'/'tasks'    # the suite shipped with hibd
 REPO_ARCHIVE = 'repo.tar.xz'    # a task's repo, compressed (benchmark snapshots), in place of a `repo/` folder
+
+def user_tasks_dir() -> Path:
+    "Where tasks of your own go by default (`hibd tasks import-traj`): `~/.local/share/hibd/tasks`."
+    return Path(os.environ.get('XDG_DATA_HOME') or Path.home()/'.local'/'share')/'hibd'/'tasks'
+
+def task_roots() -> list[Path]:
+    "The folders the suite is read from: `TASKS_DIR`, then each folder of `$HIBD_TASKS` (default `user_tasks_dir`)."
+    extra = os.environ.get('HIBD_TASKS')
+    extra = [Path(p) for p in extra.split(os.pathsep) if p] if extra is not None else [user_tasks_dir()]
+    return list(dict.fromkeys([TASKS_DIR, *extra]))
 
 def cache_dir() -> Path:
     "hibd's cache folder: `$HIBD_CACHE`, else `~/.cache/hibd`."
@@ -101,6 +112,9 @@ class Task:
     env: Env | None = None       # its own Python, prepared on first use (`Task.environment`)
     mounts: tuple = ()           # `(path inside, folder of the task)` pairs bound read-only
     source: dict = field(default_factory=dict, hash=False)  # where a benchmark task comes from (`[source]`)
+    # an imported trajectory (`base = "<task id>"`): what the agent saw at each step, and where the file came from
+    recorded: tuple = field(default=(), hash=False)   # per step {'output', 'exit_code', 'tool', 'index'}
+    imported: dict = field(default_factory=dict, hash=False)   # `[imported]`, plus its `folder`
     @property
     def repo(self) -> Path:
         d = self.path/'repo'
@@ -110,6 +124,10 @@ class Task:
         return next((v for v in self.verifiers if v.strength == strength), None)
     @property
     def full(self) -> Verifier: return self.verifier('full')
+    @property
+    def folders(self) -> tuple:
+        "The folders the task is read from: its own, and an imported trajectory's."
+        return (self.path,) + ((self.imported['folder'],) if self.imported else ())
 
 # %% ../nbs/01_tasks.ipynb #afd6723d
 def unpacked(archive: Path # a `.tar.xz` of a task's repo
@@ -223,12 +241,16 @@ def _risky(r, raw):
     return tuple(out)
 
 # %% ../nbs/01_tasks.ipynb #1f3dfe85
-def _trajectory(r, raw):
+def _trajectory(r, raw, imported=False):
+    "`(commands, timeout)`: 6 to `limit` (default 20) commands, any number from 1 for an imported trajectory."
     if not isinstance(raw, dict): r.fail('trajectory', 'must be a table with commands = [...]')
-    r.keys(raw, ('commands', 'timeout'), 'trajectory.')
+    r.keys(raw, ('commands', 'timeout', 'limit'), 'trajectory.')
     cmds = r.strs(raw, 'commands', 'trajectory.')
-    lo, hi = TRAJECTORY_LEN
-    if not lo <= len(cmds) <= hi: r.fail('trajectory.commands', f'must have {lo}-{hi} commands (got {len(cmds)})')
+    lo, hi = 1 if imported else TRAJECTORY_LEN[0], r.get(raw, 'limit', int, 'trajectory.', TRAJECTORY_LEN[1])
+    if isinstance(hi, bool) or hi < 1: r.fail('trajectory.limit', f'must be a whole number >= 1 (got {hi!r})')
+    if not lo <= len(cmds) <= hi:
+        more = f'; a longer one needs [trajectory] limit = {len(cmds)} or more' if len(cmds) > hi else ''
+        r.fail('trajectory.commands', f'must have {lo}-{hi} commands (got {len(cmds)}){more}')
     t = r.get(raw, 'timeout', float, 'trajectory.', COMMAND_TIMEOUT)
     if t <= 0: r.fail('trajectory.timeout', 'must be > 0')
     return cmds, t
@@ -299,15 +321,51 @@ def _mounts(r, raw, folder):
     return tuple(raw.items())
 
 # %% ../nbs/01_tasks.ipynb #c6f35e31
-def _root(root): return Path(root or os.environ.get('HIBD_TASKS') or TASKS_DIR)
+def _roots(root) -> list[Path]: return [Path(root)] if root else task_roots()
 
 def _folder(path_or_id, root) -> Path:
+    "The folder of a task given as a path, or as an id looked up in `root` (if any), then in `task_roots`."
     p = Path(path_or_id)
     if p.name == 'task.toml': return p.parent
     if isinstance(path_or_id, Path) or os.sep in str(path_or_id) or p.is_dir() and (p/'task.toml').exists(): return p
-    f = _root(root)/str(path_or_id)
-    if not f.is_dir(): raise TaskError(f'unknown task id {str(path_or_id)!r}: no folder {f}')
-    return f
+    roots = list(dict.fromkeys(([Path(root)] if root else []) + task_roots()))
+    if (f := next((r/str(path_or_id) for r in roots if (r/str(path_or_id)).is_dir()), None)): return f
+    raise TaskError(f'unknown task id {str(path_or_id)!r}: no folder of that name in {", ".join(map(str, roots))}')
+
+# %% ../nbs/01_tasks.ipynb #ef15e720
+_IMPORTED_TOP = ('id', 'base', 'workdir', 'trajectory', 'expect', 'imported')
+RECORDED = 'recorded.jsonl.xz'   # an imported trajectory's recorded steps, one JSON object a line
+
+def _recorded(r, folder: Path, n: int) -> tuple:
+    "The `n` recorded steps of an imported trajectory in `folder` (`RECORDED`)."
+    f = folder/RECORDED
+    if not f.is_file(): r.fail('imported', f'{f} is missing (what the agent was shown at each step)')
+    try: rows = [json.loads(x) for x in lzma.open(f, 'rt') if x.strip()]
+    except (OSError, lzma.LZMAError, ValueError) as e: r.fail('imported', f'{f}: unreadable ({e})')
+    if len(rows) != n or not all(isinstance(x, dict) and 'output' in x for x in rows):
+        r.fail('imported', f'{f}: {len(rows)} recorded steps for {n} commands')
+    return tuple(rows)
+
+def _imported(r, d: dict, folder: Path, root) -> Task:
+    "The task `d['base']` with the trajectory, exit codes and recorded outputs of the imported `folder`."
+    r.keys(d, _IMPORTED_TOP)
+    if (tid := r.get(d, 'id', str)) != folder.name: r.fail('id', f'{tid!r} must equal the folder name {folder.name!r}')
+    base = load_task(r.get(d, 'base', str), root)
+    if base.imported: r.fail('base', f'{base.id!r} is itself an imported trajectory')
+    traj = r.get(d, 'trajectory', dict)
+    cmds, timeout = _trajectory(r, traj, imported=True)
+    raw = r.get(d, 'expect', dict, default={})
+    r.keys(raw, ('full_after', 'exit_codes'), 'expect.')
+    exp = _expect(r, {'full_before': base.expect['full_before'], 'full_after': 'pass', **raw}, len(cmds))
+    if 'full_after' not in raw: exp['full_after'] = None     # unknown: `hibd tasks check` says what it finds
+    imp = r.get(d, 'imported', dict)
+    r.keys(imp, ('format', 'file', 'sha256', 'model', 'instance_id', 'skipped'), 'imported.')
+    for k in ('format', 'file', 'sha256'): r.get(imp, k, str, 'imported.')
+    who = f" of {imp['model']}" if imp.get('model') else ''
+    return replace(base, id=tid, title=f"{base.title} [{imp['format']} trajectory{who}]", trajectory=cmds,
+                   expect=exp, command_timeout=timeout if 'timeout' in traj else base.command_timeout,
+                   workdir=_workdir(r, d.get('workdir')) or base.workdir, recorded=_recorded(r, folder, len(cmds)),
+                   imported={**imp, 'base': base.id, 'folder': folder})
 
 # %% ../nbs/01_tasks.ipynb #800ca24b
 def load_task(path_or_id: str | Path, # a task folder, its task.toml, or a task id
@@ -320,6 +378,7 @@ def load_task(path_or_id: str | Path, # a task folder, its task.toml, or a task 
     try: d = tomllib.loads(f.read_text())
     except tomllib.TOMLDecodeError as e: raise TaskError(f'{f}: invalid TOML: {e}') from None
     r = _Reader(f)
+    if 'base' in d: return _imported(r, d, folder, root)
     r.keys(d, _TOP)
     tid = r.get(d, 'id', str)
     if tid != folder.name: r.fail('id', f'{tid!r} must equal the folder name {folder.name!r}')
@@ -339,24 +398,46 @@ def load_task(path_or_id: str | Path, # a task folder, its task.toml, or a task 
                 source=r.get(d, 'source', dict, default={}))
 
 # %% ../nbs/01_tasks.ipynb #693a626a
+def _task_folders(root, problems: list | None) -> dict:
+    "Task folders by id over `_roots(root)`; an id in two of them, or a missing root, goes to `problems`."
+    out = {}
+    for rt in _roots(root):
+        if not rt.is_dir():
+            if rt == TASKS_DIR or root: _problem(problems, f'tasks folder {rt} does not exist')
+            elif problems is not None and os.environ.get('HIBD_TASKS'):   # a listing names it; a sweep reads none
+                problems.append(f'tasks folder {rt} (in $HIBD_TASKS) does not exist')
+            continue
+        for p in sorted(rt.iterdir()):
+            if not p.is_dir() or p.name.startswith(('.', '_')): continue
+            if p.name in out: _problem(problems, f'{p}: task id {p.name!r} is taken by {out[p.name]}'); continue
+            out[p.name] = p
+    return out
+
+def _problem(problems: list | None, msg: str):
+    "Keep `msg` in `problems`, or raise it as a `TaskError` when there is no list to keep it in."
+    if problems is None: raise TaskError(msg)
+    problems.append(msg)
+
 def load_tasks(ids: list[str] | None = None, # only these task ids (unknown ids are an error)
                groups: list[str] | None = None, # only these groups
-               root: str | Path | None = None # the tasks folder (default `TASKS_DIR` or $HIBD_TASKS)
+               root: str | Path | None = None, # the one tasks folder to read (default: every folder of `task_roots`)
+               problems: list | None = None # a list to keep each bad folder's one-line error in, skipping it
               ) -> list[Task]:
-    "Load every task folder under `root`, filtered by `ids` and `groups`, sorted by id."
-    root = _root(root)
-    if not root.is_dir(): raise TaskError(f'tasks folder {root} does not exist')
+    "Load every task folder of the suite (or `root`), filtered by `ids` and `groups`, sorted by id."
     if isinstance(ids, str): ids = [ids]
     if isinstance(groups, str): groups = [groups]
     if groups and (bad := [g for g in groups if g not in TASK_GROUPS]):
         raise TaskError(f'unknown group {bad[0]!r} (groups: {", ".join(TASK_GROUPS)})')
-    folders = {p.name: p for p in sorted(root.iterdir()) if p.is_dir() and not p.name.startswith(('.', '_'))}
+    folders = _task_folders(root, problems)
     if ids is not None:
         if (unknown := [i for i in ids if i not in folders]):
-            raise TaskError(f'unknown task ids in {root}: {", ".join(unknown)}')
+            raise TaskError(f'unknown task ids in {", ".join(map(str, _roots(root)))}: {", ".join(unknown)}')
         folders = {i: folders[i] for i in sorted(set(ids))}
-    tasks = [load_task(p) for p in folders.values()]
-    return [t for t in tasks if not groups or t.group in groups]
+    tasks = []
+    for p in folders.values():
+        try: tasks.append(load_task(p, root))
+        except TaskError as e: _problem(problems, str(e))
+    return sorted((t for t in tasks if not groups or t.group in groups), key=lambda t: t.id)
 
 # %% ../nbs/01_tasks.ipynb #871c522a
 class EnvError(RuntimeError):

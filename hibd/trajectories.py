@@ -4,17 +4,20 @@
 
 # %% ../nbs/01b_trajectories.ipynb #7545c7ee
 from __future__ import annotations
-import gzip, json, lzma, re, shlex
+import gzip, hashlib, json, lzma, os, re, shlex, shutil, tempfile
+import tomli_w
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 from .registry import Registry
+from .tasks import RECORDED, Task, TaskError, load_task, load_tasks, task_roots, \
+    user_tasks_dir
 
 # %% auto #0
 __all__ = ['SWEBENCH_ID', 'READERS', 'SWEAGENT_TOOLS', 'ATIF_SHELL', 'TrajectoryError', 'TrajStep', 'Trajectory',
            'swebench_instance', 'load_json', 'TrajReader', 'trajectory_format', 'file_head', 'sniff_format',
            'read_trajectories', 'editor_command', 'sweagent_step', 'mswea_observation', 'read_mini_swe_agent',
-           'read_swe_agent', 'read_inspect', 'read_atif']
+           'read_swe_agent', 'read_inspect', 'read_atif', 'base_task', 'imported_toml', 'import_trajectory']
 
 # %% ../nbs/01b_trajectories.ipynb #445117a2
 class TrajectoryError(ValueError):
@@ -447,3 +450,85 @@ def read_atif(path: str | Path # an ATIF `trajectory.json` (.xz and .gz too)
             'session_id': d.get('session_id'), 'cost': fm.get('total_cost_usd'), 'notes': d.get('notes'),
             'subagent_trajectories': len(d.get('subagent_trajectories') or [])}
     return [Trajectory('atif', str(path), iid, model, steps, meta)]
+
+# %% ../nbs/01b_trajectories.ipynb #86b922ae
+def base_task(traj: Trajectory, # a trajectory read from a file
+              task: str | None = None # the id of the hibd task it is a trajectory of (default: by instance id)
+             ) -> Task:
+    "The hibd task `traj` is a trajectory of: `task`, or the one whose `[source]` names `traj`'s instance id."
+    if task is not None: return load_task(task)
+    found = [t for t in load_tasks() if traj.instance_id and t.source.get('instance_id') == traj.instance_id]
+    if not found:
+        raise TrajectoryError(f'{traj.path}: no hibd task has instance id {traj.instance_id!r}; name one with --task')
+    return found[0]
+
+# %% ../nbs/01b_trajectories.ipynb #fcf336e6
+def _slug(traj: Trajectory, data: bytes, n: int) -> str:
+    "A short name for trajectory `n` of a file: its format's letters and 8 hex digits of the file and `n`."
+    return re.sub(r'[^a-z0-9]', '', traj.source.lower()) + '_' + hashlib.sha256(data + b'%d' % n).hexdigest()[:8]
+
+def imported_toml(traj: Trajectory, # a trajectory read from a file
+                  base: Task, # the task it is a trajectory of
+                  tid: str, # the new task's id (its folder's name)
+                  sha: str, # sha256 of the file
+                  limit: int | None = None, # the longest trajectory accepted (default: its own length)
+                  workdir: str | None = None # where the repo sits in the sandbox (default: `/testbed` if named)
+                 ) -> str:
+    "The `task.toml` of `traj` imported as a trajectory of `base`."
+    n = len(traj.steps)
+    if limit is not None and n > limit:
+        raise TrajectoryError(f'{traj.path}: {n} commands, more than the limit {limit} (raise --limit)')
+    if workdir is None and any('/testbed' in s.command for s in traj.steps): workdir = '/testbed'
+    codes = {str(i): s.exit_code for i, s in enumerate(traj.steps, 1)
+             if isinstance(s.exit_code, int) and 0 <= s.exit_code <= 255}
+    imp = {'format': traj.source, 'file': Path(traj.path).name, 'sha256': sha, 'model': traj.model,
+           'instance_id': traj.instance_id}
+    doc = {'id': tid, 'base': base.id, **({'workdir': workdir} if workdir else {}),
+           'trajectory': {'commands': traj.commands, 'limit': max(limit or n, n)},
+           'expect': {'exit_codes': codes}, 'imported': {k: v for k, v in imp.items() if v is not None}}
+    return (f'# {traj.source} trajectory of {base.id}, written by hibd tasks import-traj\n'
+            + tomli_w.dumps(doc, multiline_strings=True))
+
+# %% ../nbs/01b_trajectories.ipynb #fbb36cbd
+def _plans(path, task, into: Path, limit, workdir) -> list[tuple]:
+    "`(folder, task.toml, trajectory)` for each trajectory of the file `path`, nothing written yet."
+    data, out = Path(path).read_bytes(), []
+    for n, tr in enumerate(read_trajectories(path)):
+        if not tr.steps: raise TrajectoryError(f'{path}: trajectory {n + 1} ran no shell command')
+        base = base_task(tr, task)
+        tid = f'{base.id}_{_slug(tr, data, n)}'
+        out.append((into/tid, imported_toml(tr, base, tid, hashlib.sha256(data).hexdigest(), limit, workdir), tr))
+    return out
+
+def import_trajectory(paths: str | Path | list, # trajectory files of any registered format (one or a list)
+                      task: str | None = None, # the hibd task they are trajectories of (default: by instance id)
+                      into: str | Path | None = None, # the folder to write into (default: your first task root)
+                      limit: int | None = None, # refuse trajectories longer than this (default: any length)
+                      workdir: str | None = None # the repo's place in the sandbox (default: `/testbed` if named)
+                     ) -> list[Path]:
+    "Write each trajectory of `paths` into `into` as a task of the suite (all or none); the folders written."
+    into = Path(into) if into is not None else next(iter(task_roots()[1:]), user_tasks_dir())
+    paths = [paths] if isinstance(paths, (str, Path)) else paths
+    plans = [p for path in paths for p in _plans(path, task, into, limit, workdir)]
+    return [_write_imported(*p) for p in plans]
+
+# %% ../nbs/01b_trajectories.ipynb #e5ad6630
+def _write_imported(folder: Path, toml: str, traj: Trajectory) -> Path:
+    "Write one imported trajectory's folder whole (a temporary folder renamed into place); the same again is kept."
+    rows = [{'output': s.output, 'exit_code': s.exit_code, 'tool': s.tool, 'index': s.index,
+             **({'translated_from': s.extra['translated_from']} if 'translated_from' in s.extra else {})}
+            for s in traj.steps]
+    if folder.exists():
+        if (folder/'task.toml').is_file() and (folder/'task.toml').read_text() == toml: return folder
+        raise TrajectoryError(f'{traj.path}: {folder} exists and holds something else; remove it first')
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix='.import-', dir=folder.parent))
+    try:
+        (tmp/'task.toml').write_text(toml)
+        with lzma.open(tmp/RECORDED, 'wt') as f:
+            for r in rows: f.write(json.dumps(r) + '\n')
+        os.rename(tmp, folder)
+    except BaseException: shutil.rmtree(tmp, ignore_errors=True); raise
+    try: load_task(folder)
+    except TaskError: shutil.rmtree(folder, ignore_errors=True); raise
+    return folder

@@ -103,8 +103,16 @@ def test_load_tasks_filters(tmp_path):
     with pytest.raises(TaskError, match="unknown group 'kode'"): load_tasks(groups=['kode'], root=tmp_path)
 
 def test_hibd_tasks_env(tmp_path, monkeypatch):
-    make_task(tmp_path); monkeypatch.setenv('HIBD_TASKS', str(tmp_path))
-    assert [t.id for t in load_tasks()] == ['t_demo']
+    "`$HIBD_TASKS` adds folders to the suite (several joined by the path separator); it does not replace it."
+    a, b = tmp_path/'a', tmp_path/'b'; a.mkdir(); b.mkdir()
+    make_task(a); make_task(b, GOOD.replace('t_demo', 't_cost').replace('group = "code"', 'group = "verify_cost"'), 't_cost')
+    monkeypatch.setenv('HIBD_TASKS', f'{a}{os.pathsep}{b}')
+    ids = [t.id for t in load_tasks()]
+    assert {'t_demo', 't_cost', 'code_stale_cache_trap'} <= set(ids) and ids == sorted(ids)
+    assert load_task('t_cost').path == b/'t_cost'
+    make_task(b)                                                   # the same id in two folders
+    with pytest.raises(TaskError, match=f"{b/'t_demo'}: task id 't_demo' is taken by {a/'t_demo'}"): load_tasks()
+    bad = []; assert 't_cost' in [t.id for t in load_tasks(problems=bad)] and len(bad) == 1
 
 # ---- the real suite ----
 TASKS = load_tasks()
