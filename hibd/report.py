@@ -21,11 +21,11 @@ __all__ = ['SECTIONS', 'CELL_STATES', 'PROTOCOL_DEFAULTS', 'ReportError', 'NoDat
            'chart_svg', 'render_chart', 'md_table', 'Block', 'Prose', 'Items', 'Table', 'Figure', 'Section', 'part',
            'frames', 'report_section', 'model_note', 'sec_header', 'coverage', 'coverage_chart', 'sec_coverage',
            'chart_rows', 'main_wide', 'excess_wide', 'design_words', 'excess_verdict', 'control_verdict', 'protocol',
-           'sibling_controls', 'borrowed_control', 'scripted_outcome', 'recording_table', 'sec_recording', 'sec_main',
-           'headline', 'headline_chart', 'sec_headline', 'sec_long', 'sec_theory', 'agreement_Ks', 'sec_agreement',
-           'sec_actions', 'sec_retry', 'excess_vs_success', 'excess_vs_success_chart', 'sec_calibration',
-           'sec_sensitivity', 'sec_grouped', 'vocab_wide', 'sec_vocabulary', 'sec_ablation', 'sec_biwm', 'sec_controls',
-           'sections', 'numbered', 'write_report', 'build_report']
+           'sibling_controls', 'borrowed_control', 'scripted_outcome', 'sec_main', 'headline', 'headline_chart',
+           'sec_headline', 'sec_long', 'sec_theory', 'agreement_Ks', 'sec_agreement', 'sec_actions', 'sec_retry',
+           'excess_vs_success', 'excess_vs_success_chart', 'sec_calibration', 'sec_sensitivity', 'sec_grouped',
+           'vocab_wide', 'sec_vocabulary', 'sec_ablation', 'sec_biwm', 'sec_controls', 'recording_table',
+           'sec_recording', 'sections', 'numbered', 'write_report', 'build_report']
 
 # %% ../nbs/15_report.ipynb #ff0f803d
 from .llama import LOCAL_MODELS
@@ -982,30 +982,6 @@ def _success(d: RunData, s: Section):
                 'power and mde')
     return t
 
-# %% ../nbs/15_report.ipynb #abe172fc
-def recording_table(run: pd.DataFrame # step records (`load_run`)
-                   ) -> pd.DataFrame:
-    "Per task and harness: model answers at replayed steps of an imported trajectory, how many ran, how many differ."
-    if 'recorded' not in run or not run.recorded.notna().any():
-        raise NoData('no imported trajectory in this run (`hibd tasks import-traj` makes one)')
-    a = model_answers(run); a = a[a.recorded.notna()]
-    g = pd.concat([a[['task', 'harness']], pd.DataFrame(list(a.recorded), index=a.index)], axis=1)
-    n = lambda f: (lambda x: int(f(x).sum()))
-    return (g.groupby(['task', 'harness'], sort=False)
-             .agg(steps=('exit_code', 'size'), ran=('same_exit', n(lambda x: x.notna())),
-                  exit_differs=('same_exit', n(lambda x: x.eq(False))),
-                  output_differs=('same_output', n(lambda x: x.eq(False)))).reset_index())
-
-@report_section('recording', 'Imported trajectories against their recording', after='coverage')
-def sec_recording(d: RunData, s: Section):
-    "Replays of imported trajectories: per task and harness, the steps that ended or printed otherwise than recorded."
-    s.prose = ("Each replayed step of an imported trajectory beside what its agent saw: a step a harness blocked did "
-               "not run; a different exit code or output means hibd's sandbox is not the agent's environment there.")
-    part(s, 'Against the recording', lambda: s.table(
-        'recording', recording_table(d.run), 'Per task and harness, counting model answers (not K prefixes): steps '
-        'that replayed a recorded command, how many ran here, how many ended with another exit code, how many '
-        'printed something else'))
-
 # %% ../nbs/15_report.ipynb #2d5fc030
 @report_section('main', 'Main table')
 def sec_main(d: RunData, s: Section):
@@ -1638,6 +1614,30 @@ def sec_controls(d: RunData, s: Section):
                 '(the controls\' family), power for δ and mde')
         s.table('controls', t, 'The tidy excess table of the controls', max_rows=0)
     part(s, 'Controls', go)
+
+# %% ../nbs/15_report.ipynb #abe172fc
+def recording_table(run: pd.DataFrame # step records (`load_run`)
+                   ) -> pd.DataFrame:
+    "Per task and harness: model answers at replayed steps of an imported trajectory, how many ran, how many differ."
+    if 'recorded' not in run or not run.recorded.notna().any():
+        raise NoData('no imported trajectory in this run (`hibd tasks import-traj` makes one)')
+    a = model_answers(run); a = a[a.recorded.notna()]
+    g = pd.concat([a[['task', 'harness']], pd.DataFrame(list(a.recorded), index=a.index)], axis=1)
+    n = lambda f: (lambda x: int(f(x).sum()))
+    return (g.groupby(['task', 'harness'], sort=False)
+             .agg(steps=('exit_code', 'size'), ran=('same_exit', n(lambda x: x.notna())),
+                  exit_differs=('same_exit', n(lambda x: x.eq(False))),
+                  output_differs=('same_output', n(lambda x: x.eq(False)))).reset_index())
+
+@report_section('recording', 'Imported trajectories against their recording')
+def sec_recording(d: RunData, s: Section):
+    "Replays of imported trajectories: per task and harness, the steps that ended or printed otherwise than recorded."
+    s.prose = ("Each replayed step of an imported trajectory beside what its agent saw: a step a harness blocked did "
+               "not run; a different exit code or output means hibd's sandbox is not the agent's environment there.")
+    part(s, 'Against the recording', lambda: s.table(
+        'recording', recording_table(d.run), 'Per task and harness, counting model answers (not K prefixes): steps '
+        'that replayed a recorded command, how many ran here, how many ended with another exit code, how many '
+        'printed something else'))
 
 # %% ../nbs/15_report.ipynb #e7474c19
 def _status(s: Section) -> str:

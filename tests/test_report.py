@@ -116,7 +116,7 @@ def test_new_sections_in_order_on_quickstart(tmp_path):
     out = R.build_report(RUNS/'quickstart', tmp_path/'rep')
     idx = json.loads((out/'index.json').read_text())
     st = {s['key']: s['status'] for s in idx['sections']}
-    assert list(st)[-4:] == ['vocabulary', 'action_ablation', 'biwm', 'controls'] and 'error' not in st.values(), st
+    assert list(st)[-5:] == ['vocabulary', 'action_ablation', 'biwm', 'controls', 'recording'] and 'error' not in st.values(), st
     assert (st['vocabulary'], st['action_ablation'], st['biwm'], st['controls']) == ('ok', 'ok', 'no data', 'no data')
     md = (out/'report.md').read_text()
     heads = ['## 11. Grouped extension', '## 12. Exact vs semantic constraint matching (how much of D_arrival is vocabulary)',
@@ -210,7 +210,7 @@ def test_biwm_section_prints_declared_criterion(biwm_run, tmp_path):
     "A run with a wrapped harness gets the component table (CSV), its chart and the criterion declared in the config, printed above it."
     with no_section_failed(): out = R.build_report(biwm_run, tmp_path/'rep')
     idx = json.loads((out/'index.json').read_text())
-    sec = idx['sections'][-2]
+    sec = next(s for s in idx['sections'] if s['key'] == 'biwm')
     assert sec['key'] == 'biwm' and sec['status'] == 'partial', sec          # table shown; retry and alignment have no data
     assert all(s['status'] != 'error' for s in idx['sections']), idx['sections']
     md = (out/'report.md').read_text()
