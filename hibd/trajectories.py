@@ -510,17 +510,18 @@ def import_trajectory(paths: str | Path | list, # trajectory files of any regist
     into = Path(into) if into is not None else next(iter(task_roots()[1:]), user_tasks_dir())
     paths = [paths] if isinstance(paths, (str, Path)) else paths
     plans = [p for path in paths for p in _plans(path, task, into, limit, workdir)]
+    for folder, toml, tr in plans:       # a folder taken by something else: refused before anything is written
+        if folder.exists() and not ((folder/'task.toml').is_file() and (folder/'task.toml').read_text() == toml):
+            raise TrajectoryError(f'{tr.path}: {folder} exists and holds something else; remove it first')
     return [_write_imported(*p) for p in plans]
 
 # %% ../nbs/01b_trajectories.ipynb #e5ad6630
 def _write_imported(folder: Path, toml: str, traj: Trajectory) -> Path:
-    "Write one imported trajectory's folder whole (a temporary folder renamed into place); the same again is kept."
+    "Write one imported trajectory's folder whole: a temporary folder, renamed into place."
     rows = [{'output': s.output, 'exit_code': s.exit_code, 'tool': s.tool, 'index': s.index,
              **({'translated_from': s.extra['translated_from']} if 'translated_from' in s.extra else {})}
             for s in traj.steps]
-    if folder.exists():
-        if (folder/'task.toml').is_file() and (folder/'task.toml').read_text() == toml: return folder
-        raise TrajectoryError(f'{traj.path}: {folder} exists and holds something else; remove it first')
+    if folder.exists(): return folder                     # the same import again (`import_trajectory` checked it)
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix='.import-', dir=folder.parent))
     try:
