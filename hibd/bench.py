@@ -4,7 +4,7 @@
 
 # %% ../nbs/01a_bench.ipynb #f07ce8a2
 from __future__ import annotations
-import json, re, shlex, shutil, subprocess, tarfile, tempfile, tomllib
+import configparser, json, re, shlex, shutil, subprocess, tarfile, tempfile, tomllib
 from pathlib import Path
 import tomli_w
 from .tasks import Task, TaskError, load_task, TASKS_DIR, REPO_ARCHIVE
@@ -12,7 +12,7 @@ from .tasks import Task, TaskError, load_task, TASKS_DIR, REPO_ARCHIVE
 # %% auto #0
 __all__ = ['BENCH_DIR', 'SWEBENCH_FIELDS', 'SOURCE_ROOT', 'OFFLINE_LIMITS', 'swebench_specs', 'patch_identifiers',
            'offline_statement', 'snapshot', 'patch_files', 'test_files', 'swebench_verifiers', 'swebench_trajectory',
-           'swebench_id', 'swebench_task', 'swebench_tasks', 'solution_blocks', 'tbench_task']
+           'swebench_id', 'console_scripts', 'swebench_task', 'swebench_tasks', 'solution_blocks', 'tbench_task']
 
 # %% ../nbs/01a_bench.ipynb #4cd37d8c
 BENCH_DIR = TASKS_DIR.parent/'bench'          # data/bench: the specs table and the Terminal-Bench-style sources
@@ -152,6 +152,22 @@ def _env_of(rec: dict) -> dict:
     if not any(re.match(r'pytest\b', p) for p in pkgs) and rec['repo'] != 'pytest-dev/pytest': pkgs.append('pytest')
     return {'python': spec['python'], 'packages': pkgs, 'path': [SOURCE_ROOT.get(rec['repo'], '.')]}
 
+# %% ../nbs/01a_bench.ipynb #3ab67544
+def console_scripts(repo: Path # a checkout of the repository
+                   ) -> list[str]:
+    "The console scripts `repo` declares, as `name=module:function`, from `setup.cfg`, `pyproject.toml` or `setup.py`."
+    out = []
+    if (cfg := repo/'setup.cfg').is_file():
+        c = configparser.ConfigParser(interpolation=None); c.read(cfg)
+        out += c.get('options.entry_points', 'console_scripts', fallback='').splitlines()
+    if (pp := repo/'pyproject.toml').is_file():
+        out += [f'{k}={v}' for k, v in tomllib.loads(pp.read_text()).get('project', {}).get('scripts', {}).items()]
+    if (sp := repo/'setup.py').is_file() and (m := re.search(r"['\"]console_scripts['\"]\s*:\s*\[(.*?)\]",
+                                                              sp.read_text(errors='replace'), re.S)):
+        out += re.findall(r"['\"]([^'\"]+)['\"]", m.group(1))
+    found = [re.sub(r'\s+', '', s) for s in out if re.fullmatch(r'\s*[\w.-]+\s*=\s*[\w.]+\s*:\s*[\w.]+\s*', s)]
+    return list(dict.fromkeys(found))
+
 # %% ../nbs/01a_bench.ipynb #9b8a4513
 def _statement(rec: dict) -> tuple[str, str, list, str]:
     "`(title, statement, message lines removed, what the statement is)`: the record's issue text, else the offline one."
@@ -201,7 +217,9 @@ def swebench_task(rec: dict, # a SWE-bench-format record (dataset field names; `
            'env': _env_of(rec), 'source': _source(rec, removed)}
     tmp = Path(tempfile.mkdtemp(dir=Path(out), prefix=f'.{tid}-'))
     try:
-        _tar_xz(snapshot(rec, clone, tmp/'snap'), tmp/REPO_ARCHIVE); shutil.rmtree(tmp/'snap')
+        snap = snapshot(rec, clone, tmp/'snap')
+        if (scripts := console_scripts(snap)) and 'scripts' not in doc['env']: doc['env']['scripts'] = scripts
+        _tar_xz(snap, tmp/REPO_ARCHIVE); shutil.rmtree(tmp/'snap')
         (tmp/'task.toml').write_text(f'# {rec["instance_id"]}: written by hibd.bench.swebench_task\n'
                                      + tomli_w.dumps(doc, multiline_strings=True))
         shutil.rmtree(folder, ignore_errors=True); tmp.rename(folder)

@@ -22,7 +22,7 @@ from .llama import LOCAL_MODELS, get_backend
 from .rollout import (ACTION_FORMATS, MODES, SEED_STREAMS, ProposalCache, Stopped, action_format_for, rollout,
                           rollout_id)
 from .sandbox import this_process
-from .tasks import TASK_GROUPS, Task, load_tasks, write_whole
+from .tasks import TASK_GROUPS, Task, TaskError, add_task_folders, load_tasks, write_whole
 
 # %% auto #0
 __all__ = ['SPEC_FORMS', 'DAMAGED', 'GROWABLE', 'ConfigError', 'RunError', 'check_spec', 'ModelSpec', 'RunLimits', 'SweepConfig',
@@ -104,6 +104,8 @@ class SweepConfig(BaseModel):
     # earlier runs (dirs or calls.jsonl, relative to this file) answering prompts they already asked
     reuse: list[str] = Field(default_factory=list)
     imports: list[str] = Field(default_factory=list)   # Python files of your own (relative to this file), loaded first
+    # folders of tasks added to the suite for this run, relative to this file (as `$HIBD_TASKS` adds them)
+    task_folders: list[str] = Field(default_factory=list)
     model: ModelSpec = Field(default_factory=ModelSpec)
     limits: RunLimits = Field(default_factory=RunLimits)
 
@@ -978,6 +980,8 @@ def run_sweep(config_path: str | Path, # the sweep TOML
     if loaded and cfg.executor == 'dask':
         raise ConfigError(f'{config_path}: imports are loaded in this process only, not on Dask workers; '
                           'run with executor = "local"')
+    try: add_task_folders([Path(config_path).parent/f for f in cfg.task_folders])
+    except TaskError as e: raise ConfigError(f'{config_path}: task_folders: {e}') from None
     tasks = resolve_tasks(cfg, str(config_path))
     reuse = reuse_files(cfg, config_path)
     run_dir = Path(out or Path('runs')/cfg.name)

@@ -12,8 +12,8 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['TRUNCATION_MARKER', 'BWRAP', 'WORKDIR', 'SANDBOX_USER', 'SANDBOX_UID', 'SANDBOX_UIDS', 'SYSTEM', 'INSTALL_HINT',
-           'SESSION_LOST', 'Limits', 'FileChange', 'Transition', 'SandboxError', 'command_path', 'workdir',
-           'at_workdir', 'Workspace', 'this_process', 'process_alive', 'clear_stale_workspaces']
+           'SYSTEM_PATH', 'SESSION_LOST', 'Limits', 'FileChange', 'Transition', 'SandboxError', 'command_path',
+           'workdir', 'at_workdir', 'Workspace', 'this_process', 'process_alive', 'clear_stale_workspaces']
 
 # %% ../nbs/02_sandbox.ipynb #432e9594
 @dataclass
@@ -349,14 +349,16 @@ def _python() -> str:
     return os.path.abspath(sys.executable)   # abspath normalises too
 
 # %% ../nbs/02_sandbox.ipynb #ee1658e6
+SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'   # the system's directories
+
 def command_path() -> str:
     "The `PATH` every sandboxed command starts with: hibd's Python first, then the system's directories."
-    return f'{os.path.dirname(_python())}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+    return f'{os.path.dirname(_python())}:{SYSTEM_PATH}'
 
 
 # %% ../nbs/02_sandbox.ipynb #27360237
 def _sandbox_env(home: str, extra: dict | None = None, workdir: str = WORKDIR) -> dict:
-    "Every command's environment: hibd's Python first on `PATH`, fixed identity, locale and time zone; `extra` on top."
+    "Each command's environment: hibd's Python first on `PATH`, fixed identity, locale, time zone; `extra` on top."
     git_date = '2024-01-01T00:00:00+0000'
     env = {'PATH': command_path(), 'HOME': home,
            'USER': SANDBOX_USER, 'LOGNAME': SANDBOX_USER, 'SHELL': '/bin/bash', 'LANG': 'C.UTF-8', 'LC_ALL': 'C.UTF-8',
@@ -369,7 +371,8 @@ def _sandbox_env(home: str, extra: dict | None = None, workdir: str = WORKDIR) -
            'PYTHONDONTWRITEBYTECODE': '1', 'PYTHONUNBUFFERED': '1', 'PYTHONHASHSEED': '0',
            'PYTEST_ADDOPTS': '-p no:cacheprovider', 'OMP_NUM_THREADS': '1', 'OPENBLAS_NUM_THREADS': '1',
            'MKL_NUM_THREADS': '1'}
-    return {**env, **{k: v.replace('{workdir}', workdir).replace('{PATH}', env['PATH'])
+    put = {'{workdir}': workdir, '{PATH}': env['PATH'], '{SYSTEM}': SYSTEM_PATH}
+    return {**env, **{k: re.sub('|'.join(map(re.escape, put)), lambda m: put[m.group()], v)
                       for k, v in (extra or {}).items()}}
 
 # %% ../nbs/02_sandbox.ipynb #c72badb0

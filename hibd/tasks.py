@@ -19,8 +19,9 @@ import hibd
 # %% auto #0
 __all__ = ['TASK_GROUPS', 'RISK_CLASSES', 'STRENGTHS', 'OUTCOMES', 'TRAJECTORY_LEN', 'COMMAND_TIMEOUT', 'VERIFIER_TIMEOUT',
            'TASKS_DIR', 'REPO_ARCHIVE', 'NO_PREPARE', 'user_tasks_dir', 'task_roots', 'cache_dir', 'Verifier',
-           'RiskPattern', 'Env', 'Task', 'unpacked', 'TaskError', 'command_problem', 'load_task', 'load_tasks',
-           'EnvError', 'auto_prepare', 'python_candidates', 'find_python', 'write_whole', 'prepare_env', 'prepare']
+           'RiskPattern', 'Env', 'Task', 'unpacked', 'TaskError', 'add_task_folders', 'command_problem', 'load_task',
+           'load_tasks', 'EnvError', 'auto_prepare', 'python_candidates', 'find_python', 'write_whole', 'prepare_env',
+           'prepare', 'write_scripts']
 
 # %% ../nbs/01_tasks.ipynb #868a6984
 from .schema import FAILURE_MODES
@@ -73,10 +74,11 @@ class RiskPattern:
 # %% ../nbs/01_tasks.ipynb #c51fac1e
 @dataclass(frozen=True)
 class Env:
-    "A task's own Python: version `python` (major.minor), pinned `packages`, `path` (workdir folders to import from)."
+    "A task's own Python: version `python`, pinned `packages`, `path` (workdir folders to import from), `scripts`."
     python: str
     packages: tuple = ()
     path: tuple = ()
+    scripts: tuple = ()   # the repo's console scripts, `name=module:function` (pip writes them when it installs it)
     @property
     def key(self) -> str:
         "Short hash of the interpreter and packages: the name of the prepared environment."
@@ -85,6 +87,12 @@ class Env:
     def folder(self) -> Path: return cache_dir()/'envs'/f'py{self.python}-{self.key}'
     @property
     def lockfile(self) -> Path: return self.folder.parent/f'.{self.folder.name}.lock'
+    @property
+    def bin(self) -> Path | None:
+        "Where `write_scripts` puts the `scripts` (named by their hash and the venv's); None without any."
+        if not self.scripts: return None
+        h = hashlib.sha256(json.dumps([str(self.folder), sorted(self.scripts)]).encode()).hexdigest()[:16]
+        return self.folder.parent/f'scripts-{h}'
     def record(self) -> dict | None:
         "The prepared environment's `env.json` (written last, whole or not at all, by `prepare_env`); None: not ready."
         try: rec = json.loads((self.folder/'env.json').read_text())
@@ -184,6 +192,16 @@ class _Reader:
             if choices is not None and s not in choices:
                 self.fail(f'{where}{key}[{i}]', f'must be one of {", ".join(choices)} (got {s!r})')
         return tuple(v)
+
+# %% ../nbs/01_tasks.ipynb #002bb78e
+def add_task_folders(folders: list # folders of task folders to add to the suite (each must exist)
+                    ) -> list[Path]:
+    "Add `folders` to `task_roots` for this process and those it starts (via `$HIBD_TASKS`); the roots now."
+    new = [Path(f).absolute() for f in folders]
+    if (gone := [f for f in new if not f.is_dir()]): raise TaskError(f'tasks folder {gone[0]} does not exist')
+    keep = [str(p) for p in task_roots()[1:]]
+    os.environ['HIBD_TASKS'] = os.pathsep.join(dict.fromkeys([*keep, *map(str, new)]))
+    return task_roots()
 
 # %% ../nbs/01_tasks.ipynb #f3eb656f
 _BUILTINS = {'cd', ':', '.', 'source', 'exit', 'export', 'set', 'test', '[', '[[', 'true', 'false', 'echo', 'type'}
@@ -291,16 +309,23 @@ def _rel(r, fld, p, folder=None):
     return p
 
 # %% ../nbs/01_tasks.ipynb #6a30f78f
+_SCRIPT = re.compile(r'\s*([\w.-]+)\s*=\s*([\w.]+)\s*:\s*([\w.]+)\s*')   # `name = module:function`
+
+def _script(r, fld, s):
+    if not (m := _SCRIPT.fullmatch(s)): r.fail(fld, f'{s!r} must be a console script `name=module:function`')
+    return '{}={}:{}'.format(*m.groups())
+
 def _env(r, raw):
     if raw is None: return None
     if not isinstance(raw, dict): r.fail('env', 'must be a table')
-    r.keys(raw, ('python', 'packages', 'path'), 'env.')
+    r.keys(raw, ('python', 'packages', 'path', 'scripts'), 'env.')
     py = r.get(raw, 'python', str, 'env.')
     if not re.fullmatch(r'\d+\.\d+', py):
         r.fail('env.python', f'must be a version major.minor such as "3.9" (got {py!r})')
-    path = r.strs(raw, 'path', 'env.', default=[])
+    path, scripts = r.strs(raw, 'path', 'env.', default=[]), r.strs(raw, 'scripts', 'env.', default=[])
     return Env(py, r.strs(raw, 'packages', 'env.', default=[]),
-               tuple(_rel(r, f'env.path[{i}]', p) for i, p in enumerate(path)))
+               tuple(_rel(r, f'env.path[{i}]', p) for i, p in enumerate(path)),
+               tuple(_script(r, f'env.scripts[{i}]', s) for i, s in enumerate(scripts)))
 
 # %% ../nbs/01_tasks.ipynb #d7d11231
 def _workdir(r, raw):
@@ -564,6 +589,27 @@ def prepare(tasks: list, # `Task`s; those without an `env` are skipped
     say = lambda t: f'hibd: preparing the Python {t.env.python} environment of {t.id}' if progress else None
     return {t.id: prepare_env(t.env, progress, say(t)) for t in tasks if t.env is not None}
 
+# %% ../nbs/01_tasks.ipynb #11bc0cc9
+def write_scripts(env: Env # a task's `env`
+                 ) -> Path | None:
+    "Write `env`'s console `scripts` (like pip's, run by the venv's Python) into `env.bin` once; return it."
+    if (d := env.bin) is None or d.is_dir(): return d
+    d.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=d.parent, prefix=f'.{d.name}-'))
+    try:
+        for s in env.scripts:
+            name, mod, fn = _SCRIPT.fullmatch(s).groups()
+            (tmp/name).write_text(f'#!{env.folder}/bin/python\n# {s}: written by hibd.tasks.write_scripts\n'
+                                  f'import importlib, sys\nf = importlib.import_module({mod!r})\n'
+                                  f'for a in {fn!r}.split("."): f = getattr(f, a)\nsys.exit(f())\n')
+            (tmp/name).chmod(0o755)
+        tmp.chmod(0o755)
+        try: tmp.rename(d)
+        except OSError:
+            if not d.is_dir(): raise                  # else another process wrote the same folder first
+    finally: shutil.rmtree(tmp, ignore_errors=True)
+    return d
+
 # %% ../nbs/01_tasks.ipynb #5a2c8f03
 @patch
 def environment(self: Task, prepare: bool | None = None # build it if missing (None: unless `$HIBD_NO_PREPARE` is set)
@@ -585,13 +631,16 @@ def environment(self: Task, prepare: bool | None = None # build it if missing (N
 @patch
 def sandbox(self: Task, prepare: bool | None = None # build a missing environment now (None: unless `$HIBD_NO_PREPARE`)
            ) -> dict:
-    "`Workspace` options: `workdir`, read-only `mounts` (its environment, hidden tests) and `env`; {} for a plain task."
+    ("`Workspace` options: `workdir`, read-only `mounts` (environment, scripts, hidden tests), `env`; {} for a plain "
+     "task.")
     out, mounts = {}, {inside: str(self.path/rel) for inside, rel in self.mounts}
     if self.workdir: out['workdir'] = self.workdir
     if self.env:
         rec, venv = self.environment(prepare), str(self.env.folder)
-        mounts.update({venv: venv, rec['base_prefix']: rec['base_prefix']})
+        bins = [str(b) for b in [write_scripts(self.env)] if b]
+        mounts.update({venv: venv, rec['base_prefix']: rec['base_prefix'], **{b: b for b in bins}})
         path = ':'.join('{workdir}/' + p if p != '.' else '{workdir}' for p in self.env.path)
-        out['env'] = {'PATH': f'{venv}/bin:{{PATH}}', 'VIRTUAL_ENV': venv, **({'PYTHONPATH': path} if path else {})}
+        out['env'] = {'PATH': ':'.join([*bins, f'{venv}/bin', '{SYSTEM}']), 'VIRTUAL_ENV': venv,   # hibd's Python off
+                      **({'PYTHONPATH': path} if path else {})}
     if mounts: out['mounts'] = mounts
     return out

@@ -78,19 +78,23 @@ def test_check_compares_with_the_recording(mine):
     assert diff == {k: sum(s['recorded'][k] is False for s in steps) for k in ('same_exit', 'same_output')}
     assert diff['same_exit'] < 34 and diff['same_output'] < 34          # most of it reproduces in the sandbox
     assert steps[0]['recorded']['same_exit'] is True                    # `ls` first, as the agent saw it
+    cmds = load_task(d/tid).trajectory
+    bare = [s for c, s in zip(cmds, steps) if c.split()[0] == 'pytest']
+    assert bare and all(s['recorded']['same_exit'] for s in bare), bare    # the repo's own console script, not hibd's
     r = hibd('tasks', 'check', tid, tasks=d)
     assert f"against the recording: {diff['same_exit']} of 34 steps ended with another exit code" in r.stdout
 
 
 def test_replay_under_h0_and_h2(mine):
-    "The public trajectory replayed (K = 4) under H0 and H2 with a scripted model: each step record keeps the recording."
+    "The public trajectory replayed (K = 4) under H0 and H2 (folder named by the config): records keep the recording."
     d, lines = mine
     tid = next(x.split(':')[0] for x in lines if '(mini-swe-agent' in x)
     (d.parent/'replies.json').write_text(json.dumps([json.dumps(example_belief())]))
     cfg = d.parent/'imp.toml'
     cfg.write_text(f'name = "imp"\ntasks = ["{tid}"]\nharnesses = ["H0", "H2"]\nK = [4]\nseeds = [0]\n'
+                   f'task_folders = ["{d.name}"]\n'                       # beside the config, without $HIBD_TASKS
                    f'[model]\nspec = "scripted:{d.parent/"replies.json"}"\nmax_retries = 0\n')
-    r = hibd('run', cfg, '--out', d.parent/'run', tasks=d)
+    r = hibd('run', cfg, '--out', d.parent/'run', tasks=d.parent/'none')
     assert r.returncode == 0, r.stderr
     for h in ('H0', 'H2'):
         recs = [json.loads(x) for x in (d.parent/'run'/'rollouts'/f'{tid}__{h}__s0__K4.jsonl').read_text().splitlines()]

@@ -333,6 +333,20 @@ def test_free_control_config():
     assert sum(u.K + 1 for u in units(fc, tasks)) == 6 * 3 * 3 * 5
 
 
+def test_frontier_replay_config(monkeypatch, tmp_path):
+    "Issue 37's run: four imported frontier trajectories (folder named by task_folders), H0 and H5, 208 belief calls."
+    from hibd.runs import resolve_tasks, units
+    from hibd.tasks import add_task_folders
+    root = Path(__file__).parent.parent/'configs'
+    monkeypatch.setenv('HIBD_TASKS', str(tmp_path))       # restored after the test
+    fr = load_config(root/'frontier_replay.toml')
+    add_task_folders([root/f for f in fr.task_folders])
+    tasks = resolve_tasks(fr, 'frontier_replay.toml')
+    assert all(t.imported['base'].startswith('swe_pytest_') and t.imported['format'] == 'mini-swe-agent' for t in tasks)
+    assert fr.harnesses == ['H0', 'H5'] and fr.mode == 'replay' and len(fr.seeds) == 2
+    assert sum(u.K + 1 for u in units(fr, tasks)) == 4 * 2 * 2 * 13
+
+
 def test_closed_loop_configs():
     "closed_code: every one-line task (none selected on a pilot's outcome), previous belief hidden, reusing its pilot; closed_risky."
     from hibd.runs import resolve_tasks
