@@ -852,6 +852,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'hibd.sandbox.Workspace.missing': ('sandbox.html#workspace.missing', 'hibd/sandbox.py'),
                               'hibd.sandbox.Workspace.rollback': ('sandbox.html#workspace.rollback', 'hibd/sandbox.py'),
                               'hibd.sandbox.Workspace.run': ('sandbox.html#workspace.run', 'hibd/sandbox.py'),
+                              'hibd.sandbox.Workspace.search_path': ('sandbox.html#workspace.search_path', 'hibd/sandbox.py'),
                               'hibd.sandbox.Workspace.snapshot': ('sandbox.html#workspace.snapshot', 'hibd/sandbox.py'),
                               'hibd.sandbox._Session': ('sandbox.html#_session', 'hibd/sandbox.py'),
                               'hibd.sandbox._Session.__init__': ('sandbox.html#_session.__init__', 'hibd/sandbox.py'),

@@ -138,7 +138,8 @@ def _shell_words() -> frozenset:
     out = subprocess.run(['bash', '-c', 'compgen -b -k'], capture_output=True, text=True, check=True).stdout
     return frozenset(out.split())
 
-def action_check(action: str | None # a recommended action
+def action_check(action: str | None, # a recommended action
+                 path: str | None = None # the `PATH` it would run with (default `command_path()`)
                 ) -> str | None:
     "Why `action` is not a shell command hibd would run (None if it is): empty, not bash, backticks, no such program."
     if not action or not action.strip(): return 'empty'
@@ -149,7 +150,7 @@ def action_check(action: str | None # a recommended action
     for c in shell_commands(action):
         if c.nest or not c.argv: continue   # only what the top level runs
         p = c.argv[0]
-        if '/' not in p and p not in _shell_words() and not shutil.which(p, path=command_path()):
+        if '/' not in p and p not in _shell_words() and not shutil.which(p, path=path or command_path()):
             return f'`{p}` is not a command'
         if c.prog in INTERACTIVE: return f'`{c.prog}` is interactive'
     return None
@@ -276,7 +277,7 @@ def _imagined_step(ep: _Episode, t: int) -> tuple:
 def _checked(ep: _Episode) -> tuple:
     "agent modes: run the previous reply's action if `action_check` passes it, else say why not (kept in `ep.check`)."
     a = ep.rec_action
-    ep.check = None if a is None else {'action': a, 'why': action_check(a)}
+    ep.check = None if a is None else {'action': a, 'why': action_check(a, ep.sess.ws.search_path)}
     if ep.check and ep.check['why']:
         return None, None, ("[no command was run at this step: the previous reply's action is not a shell command "
                             f"({ep.check['why']})]")

@@ -793,6 +793,12 @@ def missing(self: Workspace, rel: str # a path relative to the workspace root
     except FileNotFoundError: return True
     finally: os.close(fd)
 
+# %% ../nbs/02_sandbox.ipynb #2c8cb322
+@patch(as_prop=True)
+def search_path(self: Workspace) -> str:
+    "The `PATH` this workspace's commands run with (`command_path` unless its `env` sets another)."
+    return _sandbox_env('/', self.env, self.workdir)['PATH']
+
 # %% ../nbs/02_sandbox.ipynb #167c2c81
 def _manifest(top, cache) -> dict[str, tuple]:
     "`{relpath: (kind, mode, digest)}` of everything under `top`: kind d(ir), f(ile) or l(ink)."

@@ -104,3 +104,18 @@ def test_replay_under_h0_and_h2(mine):
         assert steps[0]['recorded'] == {'exit_code': 0, 'same_exit': True, 'same_output': True}
     man = json.loads((d.parent/'run'/'manifest.json').read_text())
     assert man['design']['tasks'] == [tid]
+
+
+def test_a_benchmark_task_runs_its_repos_scripts():
+    "In swe_pytest_7432's workspace `pytest` is the repo's console script, and hibd's own programs are off PATH."
+    import shutil
+    from hibd.rollout import action_check
+    from hibd.sandbox import Workspace
+    task = load_task('swe_pytest_7432')
+    with Workspace.fresh(task) as ws:
+        assert shutil.which('pytest', path=ws.search_path) == str(task.env.bin/'pytest')
+        assert action_check('pytest -q testing/test_skipping.py', ws.search_path) is None
+        assert action_check('hibd --help', ws.search_path) == '`hibd` is not a command'   # a program of hibd's venv
+        t = ws.run('pytest --version; command -v hibd || echo no hibd')
+        assert t.exit_code == 0 and 'no hibd' in t.stdout, (t.stdout, t.stderr)
+        assert 'pytest 5.4.1.dev593+ge6e300e72' in t.stderr, t.stderr    # the repo's (its _version.py), not hibd's
