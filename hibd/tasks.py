@@ -199,7 +199,8 @@ def add_task_folders(folders: list # folders of task folders to add to the suite
     "Add `folders` to `task_roots` for this process and those it starts (via `$HIBD_TASKS`); the roots now."
     new = [Path(f).absolute() for f in folders]
     if (gone := [f for f in new if not f.is_dir()]): raise TaskError(f'tasks folder {gone[0]} does not exist')
-    keep = [str(p) for p in task_roots()[1:]]
+    if not new: return task_roots()                          # nothing to add: `$HIBD_TASKS` stays as it is (or unset)
+    keep = [str(p) for p in task_roots()[1:] if 'HIBD_TASKS' in os.environ or p.is_dir()]   # the default, if made
     os.environ['HIBD_TASKS'] = os.pathsep.join(dict.fromkeys([*keep, *map(str, new)]))
     return task_roots()
 
