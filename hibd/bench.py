@@ -7,7 +7,7 @@ from __future__ import annotations
 import configparser, json, re, shlex, shutil, subprocess, tarfile, tempfile, tomllib
 from pathlib import Path
 import tomli_w
-from .tasks import Task, TaskError, load_task, TASKS_DIR, REPO_ARCHIVE
+from .tasks import CONSOLE_SCRIPT, Task, TaskError, load_task, TASKS_DIR, REPO_ARCHIVE
 
 # %% auto #0
 __all__ = ['BENCH_DIR', 'SWEBENCH_FIELDS', 'SOURCE_ROOT', 'OFFLINE_LIMITS', 'swebench_specs', 'patch_identifiers',
@@ -165,7 +165,7 @@ def console_scripts(repo: Path # a checkout of the repository
     if (sp := repo/'setup.py').is_file() and (m := re.search(r"['\"]console_scripts['\"]\s*:\s*\[(.*?)\]",
                                                               sp.read_text(errors='replace'), re.S)):
         out += re.findall(r"['\"]([^'\"]+)['\"]", m.group(1))
-    found = [re.sub(r'\s+', '', s) for s in out if re.fullmatch(r'\s*[\w.-]+\s*=\s*[\w.]+\s*:\s*[\w.]+\s*', s)]
+    found = ['{}={}:{}'.format(*m.groups()) for s in out if (m := CONSOLE_SCRIPT.fullmatch(s))]
     return list(dict.fromkeys(found))
 
 # %% ../nbs/01a_bench.ipynb #9b8a4513

@@ -310,10 +310,10 @@ def _rel(r, fld, p, folder=None):
     return p
 
 # %% ../nbs/01_tasks.ipynb #6a30f78f
-_SCRIPT = re.compile(r'\s*([\w.-]+)\s*=\s*([\w.]+)\s*:\s*([\w.]+)\s*')   # `name = module:function`
+CONSOLE_SCRIPT = re.compile(r'\s*([\w.-]+)\s*=\s*([\w.]+)\s*:\s*([\w.]+)\s*')   # `name = module:function`
 
 def _script(r, fld, s):
-    if not (m := _SCRIPT.fullmatch(s)): r.fail(fld, f'{s!r} must be a console script `name=module:function`')
+    if not (m := CONSOLE_SCRIPT.fullmatch(s)): r.fail(fld, f'{s!r} must be a console script `name=module:function`')
     return '{}={}:{}'.format(*m.groups())
 
 def _env(r, raw):
@@ -599,7 +599,7 @@ def write_scripts(env: Env # a task's `env`
     tmp = Path(tempfile.mkdtemp(dir=d.parent, prefix=f'.{d.name}-'))
     try:
         for s in env.scripts:
-            name, mod, fn = _SCRIPT.fullmatch(s).groups()
+            name, mod, fn = CONSOLE_SCRIPT.fullmatch(s).groups()
             (tmp/name).write_text(f'#!{env.folder}/bin/python\n# {s}: written by hibd.tasks.write_scripts\n'
                                   f'import importlib, sys\nf = importlib.import_module({mod!r})\n'
                                   f'for a in {fn!r}.split("."): f = getattr(f, a)\nsys.exit(f())\n')
