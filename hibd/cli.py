@@ -188,7 +188,7 @@ def _design_line(man: dict) -> str:
             f"(mode {asked}{'' if used == asked else f', used {used}'})")
 
 def _is_control(h: str) -> bool:
-    "Whether `h` is a control harness (C+, C0): a family of its own, left out of the pairs under study."
+    "Whether `h` is a control harness (C+, C0, Cp): a family of its own, left out of the pairs under study."
     from hibd.harnesses import get_harness
     try: return bool(get_harness(h).control)
     except KeyError: return False
@@ -363,7 +363,8 @@ def _excess_plan(d, run_dir, delta, power, alpha, ref) -> str:
         raise HibdError(f'{run_dir}: one seed per task, so no noise to plan from: a pilot needs at least 2 seeds')
     if d.pairs_all is None:
         raise HibdError(f'{run_dir}: no finished rollout yet, so nothing to plan from; run the same `hibd run` again')
-    try: return plan_text(plan_study(d.pairs_all, delta=delta, power=power, alpha=alpha, ref=ref))
+    try: return plan_text(plan_study(d.pairs_all, delta=delta, power=power, alpha=alpha, ref=ref,
+                                          progress=sys.stderr.isatty()))
     except PairsError as e: raise HibdError(f'{run_dir}: {e}') from None
 
 def _success_plan(d, run_dir, ref, delta, base, power, alpha) -> str:

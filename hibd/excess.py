@@ -16,8 +16,8 @@ __all__ = ['swap_labelings', 'excess_core', 'seed_swap_p', 'seed_cells', 'noise_
            'p_resolution', 'plan_tasks', 'design_power', 't_interval', 'excess_table', 'simulate_beliefs',
            'true_excess', 'population_excess', 'belief_distances', 'simulate_pairs', 'plot_excess', 'task_excess',
            'old_rule_p', 'simulate_tests', 'plot_power', 'task_intervals', 'simulate_coverage', 'plot_coverage',
-           'component_labelings', 'simulate_plan', 'simulate_plan_beliefs', 'plot_plan', 'check_plan', 'plan_study',
-           'plan_text']
+           'labeling_map', 'distance_components', 'sim_power', 'component_labelings', 'simulate_plan',
+           'simulate_plan_beliefs', 'plot_plan', 'check_plan', 'plan_study', 'plan_text']
 
 # %% ../nbs/11b_excess.ipynb #afd85197
 def swap_labelings(S: int # the number of seeds of the task (at least 2)
@@ -481,6 +481,67 @@ def plot_coverage(cov: pd.DataFrame # a `simulate_coverage` table (the committed
     return alt.layer(line, *rules).properties(width=150, height=130).facet(
         row=alt.Row('design:N', title=None), column=alt.Column('setting:N', title=None))
 
+# %% ../nbs/11b_excess.ipynb #fb288afd
+def labeling_map(n_seeds: int # seeds per task (at least 2)
+                ) -> tuple[np.ndarray, np.ndarray]:
+    "`(C, keep)`: entries × labelings, each labeling's E as a linear map of a task's distances; each keeps `keep` of τ."
+    S = n_seeds; i, j = np.nonzero(~np.eye(S, dtype=bool)); u = i < j; nx, nw = len(i), int(u.sum())
+    X = np.zeros((nx + 2 * nw, S, S)); WA, WB = np.zeros_like(X), np.zeros_like(X)
+    X[np.arange(nx), i, j] = 1                                           # one cross distance per row ...
+    r = nx + np.arange(nw); WA[r, i[u], j[u]] = WA[r, j[u], i[u]] = 1    # ... then each within-A pair ...
+    r = nx + nw + np.arange(nw); WB[r, i[u], j[u]] = WB[r, j[u], i[u]] = 1   # ... and each within-B pair
+    C = excess_core(X, WA, WB)
+    return C, C[:nx].sum(0)                                              # τ is added to every cross distance
+
+# %% ../nbs/11b_excess.ipynb #0fbd5ffe
+def _distance_terms(e):
+    "`(num, den, n_S)` of one task's labelings `e`: num/den estimates v_dist; n_S the observed E's noise per v_dist."
+    e = np.asarray(e, float); C, keep = labeling_map(int(round(math.log2(len(e)))) + 1)
+    k, n = np.var(keep), float((C[:, 0] ** 2).sum())
+    c = (C ** 2).sum(0).mean() - (C.mean(1) ** 2).sum()                  # labelings' mean noise spread per v_dist
+    return np.var(e) - k * e[0] ** 2, c - k * n, n
+
+def distance_components(E_sets # one array per task: its excess under each labeling (rows of `excess_core`), a pilot
+                       ) -> tuple[float, float]:
+    "`(v_dist, v_tau)`: one distance's seed-noise variance and the task effects' variance (NaN at 2 seeds)."
+    num, den, n = np.array([_distance_terms(e) for e in E_sets], float).T
+    if den.sum() < 1e-9: return np.nan, np.nan                           # 2 seeds: noise and effect are one
+    vd = max(num.sum() / den.sum(), 0.)
+    e0 = np.array([np.asarray(e, float)[0] for e in E_sets])
+    return float(vd), float(max(np.var(e0, ddof=1) - vd * n.mean(), 0.)) if len(e0) > 1 else 0.
+
+# %% ../nbs/11b_excess.ipynb #f05b6f23
+def sim_power(delta: float, # the excess divergence to detect
+              n_tasks, # number(s) of tasks (an int or an array of them)
+              n_seeds: int, # seeds per task
+              v_dist: float, v_tau: float, # from `distance_components`
+              alpha: float = .05, # one-sided level of the test
+              resolution=1., # the share of the smallest p's bits the tasks deliver (`p_resolution`)
+              n_studies: int = 500, # simulated studies
+              n_draws: int | None = None, # random labelings per test (default: max(2000, 20 / alpha))
+              exact_max: int = 2 ** 16, # enumerate every combination of labelings up to this many
+              seed: int = 0 # RNG seed
+             ) -> np.ndarray:
+    "Simulated power of the one-sided seed-swap test at each of `n_tasks` × `n_seeds` (distance model; 0 out of reach)."
+    T = np.atleast_1d(np.asarray(n_tasks, int)); Tm, S = int(T.max()), int(n_seeds)
+    C, keep = labeling_map(S); L = C.shape[1]; nd = int(n_draws or max(2000, 20 / alpha))
+    rng = np.random.default_rng(seed); idx, hits = rng.integers(0, L, (nd, Tm)), np.zeros(Tm)
+    t_exact = max((t for t in T.tolist() if L ** t <= exact_max), default=0)   # designs this small are enumerated
+    per = max(1, 2 ** 23 // max(nd * Tm, L ** t_exact))                  # studies per chunk (~64 MB)
+    for a in range(0, n_studies, per):
+        n = min(per, n_studies - a)
+        E = ((delta + np.sqrt(v_tau) * rng.standard_normal((n, Tm, 1))) * keep
+             + np.sqrt(v_dist) * rng.standard_normal((n, Tm, len(C))) @ C)
+        obs, tot = np.cumsum(E[:, :, 0], 1), np.cumsum(E[:, np.arange(Tm), idx], 2)    # sums over the first T tasks
+        hits += ((1 + (tot >= obs[:, None, :] - 1e-12).sum(1)) / (nd + 1) <= alpha).sum(0)
+        every = np.zeros((n, 1))
+        for t in range(t_exact):                                         # every combination of the first t + 1 tasks
+            every = (every[:, :, None] + E[:, t, None, :]).reshape(n, -1)
+            hits[t] += ((every >= obs[:, t, None] - 1e-12).mean(1) <= alpha).sum() - (
+                (1 + (tot[:, :, t] >= obs[:, None, t] - 1e-12).sum(1)) / (nd + 1) <= alpha).sum()
+    reach = _design_se(T, S, 1., 0., S, alpha, resolution)[2]
+    return np.where(reach, hits[T - 1] / n_studies, 0.)
+
 # %% ../nbs/11b_excess.ipynb #a34d0c50
 def component_labelings(n_tasks: int, n_seeds: int, # the design
                         delta: float, # mean task effect (E)
@@ -522,10 +583,12 @@ def simulate_plan_beliefs(designs: list[tuple], # (n_tasks, n_seeds) pairs
                           n_draws: int = 2000, # random labelings where exact enumeration is too large
                           **kw # other `simulate_beliefs` arguments (coupling, ...)
                          ) -> pd.DataFrame:
-    "Per design × effect: predicted (pilots' components) and simulated seed-swap power on `simulate_beliefs` studies."
+    "Per design × effect: predicted (`plan_power`, `sim_power`) and simulated seed-swap power on `simulate_beliefs`."
     rows = []
     for eff in effects:
         comps = np.mean([noise_components(list(excess_core(*belief_distances(*simulate_beliefs(
+            n_tasks=8, n_seeds=3, delta=eff, seed=10_000 + seed + i, **kw))))) for i in range(n_pilots)], 0)
+        dist = np.mean([distance_components(list(excess_core(*belief_distances(*simulate_beliefs(
             n_tasks=8, n_seeds=3, delta=eff, seed=10_000 + seed + i, **kw))))) for i in range(n_pilots)], 0)
         d = population_excess(eff)
         for T, S in designs:
@@ -534,20 +597,22 @@ def simulate_plan_beliefs(designs: list[tuple], # (n_tasks, n_seeds) pairs
                  for k in range(n_studies)]
             rows.append({'generator': 'simulate_beliefs', 'n_tasks': T, 'n_seeds': S, 'delta': d,
                          'n_studies': n_studies, 'predicted': float(plan_power(d, T, S, *comps, 3, alpha)),
+                         'predicted_sim': float(sim_power(d, T, S, *dist, alpha, n_studies=2000, seed=seed)[0]),
                          'simulated': float(np.mean(np.array(p) <= alpha))})
     return pd.DataFrame(rows)
 
 # %% ../nbs/11b_excess.ipynb #a34d0c54
 def plot_plan(sim: pd.DataFrame # a `simulate_plan` / `simulate_plan_beliefs` table (committed: `data/sim/plan_sim.csv`)
              ) -> alt.Chart:
-    "Predicted (dashed), simulated (solid) power vs the excess E per number of tasks; a panel per generator and seeds."
-    d = sim.melt(id_vars=['generator', 'n_tasks', 'n_seeds', 'delta'], value_vars=['predicted', 'simulated'],
-                 var_name='power of', value_name='power')
+    "Power vs the excess E per number of tasks: the test's (solid), predicted (dashed; `sim_power`'s dotted)."
+    d = sim.melt(id_vars=['generator', 'n_tasks', 'n_seeds', 'delta'], var_name='power of', value_name='power',
+                 value_vars=[c for c in ('predicted', 'predicted_sim', 'simulated') if c in sim]).dropna()
     return alt.Chart(d).mark_line(point=True).encode(
         x=alt.X('delta:Q', title='excess E to detect'), y=alt.Y('power:Q', scale=alt.Scale(domain=[0, 1])),
         color=alt.Color('n_tasks:O', title='tasks'),
         strokeDash=alt.StrokeDash('power of:N',
-                                  scale=alt.Scale(domain=['simulated', 'predicted'], range=[[1, 0], [4, 3]])),
+                                  scale=alt.Scale(domain=['simulated', 'predicted', 'predicted_sim'],
+                                                  range=[[1, 0], [4, 3], [1, 2]])),
         tooltip=['generator', 'n_tasks', 'n_seeds', 'delta', 'power of', 'power']
     ).properties(width=170, height=140).facet(
         row=alt.Row('generator:N', title=None), column=alt.Column('n_seeds:O', title='seeds'))
@@ -568,17 +633,32 @@ def check_plan(delta: float, # the excess divergence to detect
 
 # %% ../nbs/11b_excess.ipynb #a34d0c24
 def _pilot_tasks(pairs, metric, ref):
-    "Per task of each family pair (largest K): `E`, its seed-noise variance `v`, seeds `S`, `p_resolution` as `r`."
+    "Per task of each family pair (largest K): `E`, its noise `v`, seeds `S`, `r` (`p_resolution`), `_distance_terms`."
     parts = [(cs, excess_core(X, WA, WB), X.shape[-1]) for cs, X, WA, WB in seed_cells(pairs, metric)]
     if not parts: raise PairsError('plan_study: the pilot has no task with two seeds of both harnesses')
     u = pd.concat([cs.assign(E=E[:, 0], v=((E - E.mean(1, keepdims=True)) ** 2).mean(1), S=S,
-                             r=[p_resolution([e]) for e in E])
+                             r=[p_resolution([e]) for e in E], **dict(zip(('d_num', 'd_den', 'd_n'),
+                                                                            np.array([_distance_terms(e)
+                                                                                      for e in E]).T)))
                    for cs, E, S in parts], ignore_index=True)
     u = u[u.K == u.K.max()]
     if ref is not None: u = u[(u.harness_a == ref) | (u.harness_b == ref)]
     if u.empty: raise PairsError(f'plan_study: no pair with {ref!r} in the pilot')
     return u.assign(pair=u.harness_a + ' vs ' + u.harness_b)
 
+def _pair_distance(u):
+    "Per pair of `_pilot_tasks` rows: `(v_dist, v_tau)` of `distance_components` (NaN where the pilot has 2 seeds)."
+    g = u.groupby('pair', sort=True)
+    den = g.d_den.sum()
+    vd = (g.d_num.sum() / den.where(den > 1e-9)).clip(lower=0)
+    return vd, (g.E.var(ddof=1).fillna(0) - vd * g.d_n.mean()).clip(lower=0)
+
+def _sim_need(delta, S, vd, vt, a, power, q, need_n, min_tasks, max_tasks, n_studies, seed):
+    "`(tasks, power)` from `sim_power`'s curve up to twice the normal approximation's `need_n`; None beyond it."
+    top = int(min(max(2 * need_n, min_tasks + 8), max_tasks))
+    curve = sim_power(delta, np.arange(1, top + 1), S, vd, vt, a, q, n_studies=n_studies, seed=seed)
+    ok = np.nonzero((curve >= power) & (np.arange(1, top + 1) >= min_tasks))[0]
+    return (int(ok[0]) + 1, float(curve[ok[0]])) if len(ok) else (None, float(curve[-1]))
 
 # %% ../nbs/11b_excess.ipynb #488c4f67
 def plan_study(pairs: pd.DataFrame, # a pilot's pairs table with cross rows at every pair of seeds
@@ -591,7 +671,9 @@ def plan_study(pairs: pd.DataFrame, # a pilot's pairs table with cross rows at e
                min_tasks: int = 8, # the smallest design the simulation validated the approximation for
                max_tasks: int = 2000, # give up beyond this many tasks
                B: int = 2000, # bootstrap resamples of the pilot's tasks (the 90 % range)
-               seed: int = 0 # RNG seed of the resamples
+               n_studies: int = 500, # simulated studies per power curve (`sim_power`)
+               seed: int = 0, # RNG seed of the resamples and the simulations
+               progress: bool = False # show a progress bar (a power curve per unit and number of seeds)
               ) -> pd.DataFrame:
     "Per unit ('family', then each pair) × seeds: tasks needed for `delta` at `power`, 90 % pilot range, pilot power."
     check_plan(delta, power, alpha)
@@ -599,6 +681,7 @@ def plan_study(pairs: pd.DataFrame, # a pilot's pairs table with cross rows at e
     E, v = (u.pivot_table(index='pair', columns='task', values=c, sort=True) for c in ('E', 'v'))
     names, s_pair = list(E.index), u.groupby('pair').S.min().reindex(E.index).to_numpy()
     vn, vt = _components(E.to_numpy(), v.to_numpy()); m = len(names); a = alpha / m
+    vd, vtd = (x.reindex(E.index).to_numpy() for x in _pair_distance(u))
     R = u.pivot_table(index='pair', columns='task', values='r', sort=True).to_numpy()   # `p_resolution` per task
     q = np.nanmean(R, -1)
     live = vn > 1e-20                  # a pair with identical beliefs on both sides at every seed has no noise to scale
@@ -611,28 +694,35 @@ def plan_study(pairs: pd.DataFrame, # a pilot's pairs table with cross rows at e
     with np.errstate(invalid='ignore'):
         fam = lambda x, on: (x * on).sum(0) / on.sum(0)                                 # mean over the live pairs
         units = [('family', vn[live].mean(), vt[live].mean(), q[live].mean(), int(s_pair[live].min()),
-                  fam(bvn, blive), fam(bvt, blive), fam(bq, blive))]
-    units += [(n, vn[k], vt[k], q[k], int(s_pair[k]), np.where(blive[k], bvn[k], np.nan), bvt[k], bq[k])
-              for k, n in enumerate(names)]
+                  vd[live].mean(), vtd[live].mean(), fam(bvn, blive), fam(bvt, blive), fam(bq, blive))]
+    units += [(n, vn[k], vt[k], q[k], int(s_pair[k]), vd[k], vtd[k], np.where(blive[k], bvn[k], np.nan), bvt[k],
+               bq[k]) for k, n in enumerate(names)]
     T0, rows = E.shape[1], []
-    for name, n_, t_, q_, s0, bn, bt, bq_ in units:
-        quiet = not n_ > 1e-20
-        pilot = np.nan if quiet else float(plan_power(delta, T0, s0, n_, t_, s0, a, q_))
+    bar = tqdm(total=len(units) * len(seeds), desc='power curves', unit='design', disable=not progress)
+    for name, n_, t_, q_, s0, d_, dt_, bn, bt, bq_ in units:
+        quiet, sim = not n_ > 1e-20, n_ > 1e-20 and np.isfinite(d_)
+        pilot = (np.nan if quiet else float(sim_power(delta, T0, s0, d_, dt_, a, q_, n_studies, seed=seed)[0]) if sim
+                 else float(plan_power(delta, T0, s0, n_, t_, s0, a, q_)))
         for S in seeds:
             need = np.nan if quiet else float(plan_tasks(delta, S, n_, t_, s0, a, power, min_tasks, q_))
             with np.errstate(invalid='ignore', divide='ignore'):
                 bneed = plan_tasks(delta, S, bn, bt, s0, a, power, min_tasks, bq_)
             lo, hi = np.nanquantile(bneed, [.05, .95]) if np.isfinite(bneed).any() else (np.nan, np.nan)
+            pw = np.nan if quiet else float(plan_power(delta, min(need, max_tasks), S, n_, t_, s0, a, q_))
+            if sim and need <= max_tasks:
+                need_s, pw = _sim_need(delta, S, d_, dt_, a, power, q_, need, min_tasks, max_tasks, n_studies, seed)
+                if need_s is None: need_s = min(2 * need, max_tasks) + 1          # beyond the simulated curve
+                lo, hi, need = lo * need_s / need, hi * need_s / need, need_s    # the range scaled alike
             ok = need <= max_tasks
-            rows.append({'unit': name, 'n_seeds': S, 'n_tasks': int(need) if ok else None,
-                         'power': (np.nan if quiet
-                                   else float(plan_power(delta, need if ok else max_tasks, S, n_, t_, s0, a, q_))),
+            rows.append({'unit': name, 'n_seeds': S, 'n_tasks': int(need) if ok else None, 'power': pw,
                          'tasks_low': lo, 'tasks_high': hi, 'pilot_power': pilot, 'v_noise': n_, 'v_tau': t_,
-                         'resolution': q_, 'delta': delta, 'alpha_per_test': a, 'family_size': m})
-    out = pd.DataFrame(rows)
+                         'v_dist': d_, 'resolution': q_, 'delta': delta, 'alpha_per_test': a, 'family_size': m,
+                         'method': 'simulated' if sim else 'normal approximation'})
+            bar.update()
+    bar.close(); out = pd.DataFrame(rows)
     out.attrs.update(v_noise=float(vn[live].mean()), v_tau=float(vt[live].mean()), pilot_seeds=int(s_pair[live].min()),
                      pilot_tasks=int(T0), informative_pairs=int(live.sum()), metric=metric, power=power,
-                     alpha=alpha, B=B)
+                     alpha=alpha, B=B, n_studies=n_studies)
     return out
 
 # %% ../nbs/11b_excess.ipynb #a34d0c25
@@ -649,7 +739,11 @@ def plan_text(t: pd.DataFrame # a `plan_study` table
            f"(one-sided, alpha {a['alpha']} over {m} tests: {t.alpha_per_test.iloc[0]:.3g} each):",
            f"  the family (mean components of the informative pairs); the pilot's own design had power "
            f"{f.pilot_power.iloc[0]:.2f} for it; 90 % range: resampling the pilot's {a['pilot_tasks']} tasks "
-           f"{a['B']} times"]
+           f"{a['B']} times",
+           '  power: ' + (f"simulated seed-swap tests on {a['n_studies']} studies of the distance model per design "
+                          "(the 90 % range: the normal approximation's, scaled alike)"
+                          if f.method.iloc[0] == 'simulated' else
+                          "normal approximation (a 2-seed pilot cannot tell seed noise from the effect's spread)")]
     out += [f'    {r.n_seeds} seeds: {n(r)} tasks (power {r.power:.2f}; 90 % range {rng(r)})' for r in f.itertuples()]
     out.append('  per pair: tasks needed [90 % range] at each number of seeds; '
                'the pilot design\'s power for this delta')

@@ -15,8 +15,8 @@ from .testlog import parse_output, render_parsed
 # %% auto #0
 __all__ = ['SLOTS', 'OBS_CAP', 'NOISE', 'Policy', 'cap_text', 'RiskGate', 'View', 'command_header', 'command_output',
            'exit_status', 'listing_text', 'Observation', 'RawObservation', 'TrimmedObservation',
-           'FabricatedObservation', 'StructuredObservation', 'ShellActions', 'VerbatimLog', 'Slot', 'Observe',
-           'Actions', 'Verify', 'Gate', 'Repair', 'Log', 'Harness']
+           'FabricatedObservation', 'PlaceboObservation', 'StructuredObservation', 'ShellActions', 'VerbatimLog',
+           'Slot', 'Observe', 'Actions', 'Verify', 'Gate', 'Repair', 'Log', 'Harness']
 
 # %% ../nbs/03_harness.ipynb #087eb067
 SLOTS = ('observe', 'actions', 'verify', 'gate', 'repair', 'log')
@@ -190,6 +190,18 @@ class FabricatedObservation(RawObservation):
                                      + v.checks),
                            ('the command\'s real output and exit code (a fabricated report was shown)',))
 
+
+# %% ../nbs/03_harness.ipynb #b812b2ae
+@dataclass(frozen=True)
+class PlaceboObservation(RawObservation):
+    "Observe slot of a placebo control: Raw, with a second space after the `$` of each command's header (no content)."
+    def describe(self) -> str:
+        return ('Placebo (a control, not a harness under study): Raw, with a second space after the "$" that opens '
+                'each command\'s observation, so the prompt\'s bytes differ from Raw\'s and nothing else does.')
+    def render(self, v: View, mem: dict) -> Observation:
+        "Raw's observation of `v`, its first `$ ` doubled to `$  `, except the step-0 listing (left as Raw)."
+        o = RawObservation.render(self, v, mem)
+        return o if v.listing is not None else o._replace(text=o.text.replace('$ ', '$  ', 1))
 
 # %% ../nbs/03_harness.ipynb #34895b6d
 NOISE = re.compile(r'(^|/)(__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache)(/|$)|\.py[co]$')

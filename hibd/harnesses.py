@@ -405,11 +405,12 @@ DESTROYED = ("rm: removed every file under src/ and tests/\n"
 CONTROLS = HarnessRegistry({h.id: h for h in (
     variant(H0, 'C+', 'positive control', control='positive', observe=FabricatedObservation(DESTROYED)),
     variant(H0, 'C0', 'negative control', control='negative', replicate=1),
+    variant(H0, 'Cp', 'placebo control', control='negative', observe=PlaceboObservation()),
 )})
 # control ids resolve wherever a harness id is; iterating HARNESSES lists only the seven
 HARNESSES.resolver(CONTROLS.get)
 
-# a harness id: H0, H1, H2, H2+reason, H3, H4, H5, a control (C+, C0), or one a resolver knows (H2~blocked_log with
+# a harness id: H0, H1, H2, H2+reason, H3, H4, H5, a control (C+, C0, Cp), or one a resolver knows (H2~blocked_log with
 # hibd.wrappers)
 def get_harness(id: str
                ) -> Harness:

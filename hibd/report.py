@@ -581,7 +581,7 @@ def _control_kind(h: str) -> str | None:
     except KeyError: return None
 
 def _controls(d: RunData) -> list:
-    "The control harnesses of the design (C+, C0): a family of their own, never among the harnesses under study."
+    "The control harnesses of the design (C+, C0, Cp): a family of their own, never among the harnesses under study."
     return [h for h in d.design['harnesses'] if _control_kind(h)]
 
 def _studied(d: RunData) -> list:
@@ -1605,7 +1605,7 @@ def sec_controls(d: RunData, s: Section):
                'command, C0 is the reference\'s exact view drawing independent samples (its own seeds).')
     def go():
         if not _controls(d):
-            raise NoData('this run has no control harness (C+, C0): add them to the design to check the instrument')
+            raise NoData('this run has no control harness (C+, C0, Cp): add them to the design to check the instrument')
         if d.pairs_all is None: raise NoData('one seed: no noise reference, so no control can be tested')
         t = _controls_t(d)
         s.text(control_verdict(t))

@@ -347,6 +347,19 @@ def test_frontier_replay_config(monkeypatch, tmp_path):
     assert sum(u.K + 1 for u in units(fr, tasks)) == 4 * 2 * 2 * 13
 
 
+def test_placebo_configs():
+    "Issue 34's same-stream placebo: record_control's design and protocol, H0 beside Cp, H0's calls reused."
+    from hibd.harnesses import get_harness
+    root = Path(__file__).parent.parent/'configs'
+    for name, ctl in (('record_placebo', 'record_control'), ('record_placebo_noprev', 'record_control_noprev')):
+        pl, c = load_config(root/f'{name}.toml'), load_config(root/f'{ctl}.toml')
+        assert (pl.tasks, pl.seeds, pl.K, pl.temperature, pl.mode) == (c.tasks, c.seeds, c.K, c.temperature, c.mode)
+        assert pl.show_previous_belief == c.show_previous_belief and pl.reuse == [f'../data/runs/{ctl}']
+        assert pl.harnesses == ['H0', 'Cp']
+    cp = get_harness('Cp')
+    assert (cp.control, cp.replicate, cp.diff(get_harness('H0'))) == ('negative', 0, ['observe'])   # H0's own seeds
+
+
 def test_closed_loop_configs():
     "closed_code: every one-line task (none selected on a pilot's outcome), previous belief hidden, reusing its pilot; closed_risky."
     from hibd.runs import resolve_tasks
