@@ -533,12 +533,12 @@ def sim_power(delta: float, # the excess divergence to detect
         E = ((delta + np.sqrt(v_tau) * rng.standard_normal((n, Tm, 1))) * keep
              + np.sqrt(v_dist) * rng.standard_normal((n, Tm, len(C))) @ C)
         obs, tot = np.cumsum(E[:, :, 0], 1), np.cumsum(E[:, np.arange(Tm), idx], 2)    # sums over the first T tasks
-        hits += ((1 + (tot >= obs[:, None, :] - 1e-12).sum(1)) / (nd + 1) <= alpha).sum(0)
+        rejected = (1 + (tot >= obs[:, None, :] - 1e-12).sum(1)) / (nd + 1) <= alpha             # n × Tm
         every = np.zeros((n, 1))
         for t in range(t_exact):                                         # every combination of the first t + 1 tasks
             every = (every[:, :, None] + E[:, t, None, :]).reshape(n, -1)
-            hits[t] += ((every >= obs[:, t, None] - 1e-12).mean(1) <= alpha).sum() - (
-                (1 + (tot[:, :, t] >= obs[:, None, t] - 1e-12).sum(1)) / (nd + 1) <= alpha).sum()
+            rejected[:, t] = (every >= obs[:, t, None] - 1e-12).mean(1) <= alpha
+        hits += rejected.sum(0)
     reach = _design_se(T, S, 1., 0., S, alpha, resolution)[2]
     return np.where(reach, hits[T - 1] / n_studies, 0.)
 
@@ -586,10 +586,10 @@ def simulate_plan_beliefs(designs: list[tuple], # (n_tasks, n_seeds) pairs
     "Per design × effect: predicted (`plan_power`, `sim_power`) and simulated seed-swap power on `simulate_beliefs`."
     rows = []
     for eff in effects:
-        comps = np.mean([noise_components(list(excess_core(*belief_distances(*simulate_beliefs(
-            n_tasks=8, n_seeds=3, delta=eff, seed=10_000 + seed + i, **kw))))) for i in range(n_pilots)], 0)
-        dist = np.mean([distance_components(list(excess_core(*belief_distances(*simulate_beliefs(
-            n_tasks=8, n_seeds=3, delta=eff, seed=10_000 + seed + i, **kw))))) for i in range(n_pilots)], 0)
+        pilots = [list(excess_core(*belief_distances(*simulate_beliefs(n_tasks=8, n_seeds=3, delta=eff,
+                                                                       seed=10_000 + seed + i, **kw))))
+                  for i in range(n_pilots)]
+        comps, dist = (np.mean([f(e) for e in pilots], 0) for f in (noise_components, distance_components))
         d = population_excess(eff)
         for T, S in designs:
             p = [seed_swap_p(list(excess_core(*belief_distances(*simulate_beliefs(
