@@ -345,6 +345,10 @@ def test_frontier_replay_config(monkeypatch, tmp_path):
     assert all(t.imported['base'].startswith('swe_pytest_') and t.imported['format'] == 'mini-swe-agent' for t in tasks)
     assert fr.harnesses == ['H0', 'H5'] and fr.mode == 'replay' and len(fr.seeds) == 2
     assert sum(u.K + 1 for u in units(fr, tasks)) == 4 * 2 * 2 * 13
+    nf = load_config(root/'frontier_replay_noprev.toml')       # the same design, previous belief hidden
+    assert (nf.tasks, nf.harnesses, nf.seeds, nf.K, nf.temperature, nf.task_folders) == (
+        fr.tasks, fr.harnesses, fr.seeds, fr.K, fr.temperature, fr.task_folders)
+    assert fr.show_previous_belief and not nf.show_previous_belief
 
 
 def test_placebo_configs():
