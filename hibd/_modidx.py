@@ -140,6 +140,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                              'hibd.excess._design_se': ('excess.html#_design_se', 'hibd/excess.py'),
                              'hibd.excess._distance_terms': ('excess.html#_distance_terms', 'hibd/excess.py'),
                              'hibd.excess._fill': ('excess.html#_fill', 'hibd/excess.py'),
+                             'hibd.excess._from_terms': ('excess.html#_from_terms', 'hibd/excess.py'),
                              'hibd.excess._pair_distance': ('excess.html#_pair_distance', 'hibd/excess.py'),
                              'hibd.excess._pilot_tasks': ('excess.html#_pilot_tasks', 'hibd/excess.py'),
                              'hibd.excess._seeds_with_beliefs': ('excess.html#_seeds_with_beliefs', 'hibd/excess.py'),

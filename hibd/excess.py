@@ -505,9 +505,12 @@ def distance_components(E_sets # one array per task: its excess under each label
                        ) -> tuple[float, float]:
     "`(v_dist, v_tau)`: one distance's seed-noise variance and the task effects' variance (NaN at 2 seeds)."
     num, den, n = np.array([_distance_terms(e) for e in E_sets], float).T
+    return _from_terms(num, den, n, np.array([np.asarray(e, float)[0] for e in E_sets]))
+
+def _from_terms(num, den, n, e0):
+    "`(v_dist, v_tau)` from the tasks' `_distance_terms` and observed E `e0` (NaN, NaN where `den` sums to ~0)."
     if den.sum() < 1e-9: return np.nan, np.nan                           # 2 seeds: noise and effect are one
     vd = max(num.sum() / den.sum(), 0.)
-    e0 = np.array([np.asarray(e, float)[0] for e in E_sets])
     return float(vd), float(max(np.var(e0, ddof=1) - vd * n.mean(), 0.)) if len(e0) > 1 else 0.
 
 # %% ../nbs/11b_excess.ipynb #f05b6f23
@@ -648,10 +651,9 @@ def _pilot_tasks(pairs, metric, ref):
 
 def _pair_distance(u):
     "Per pair of `_pilot_tasks` rows: `(v_dist, v_tau)` of `distance_components` (NaN where the pilot has 2 seeds)."
-    g = u.groupby('pair', sort=True)
-    den = g.d_den.sum()
-    vd = (g.d_num.sum() / den.where(den > 1e-9)).clip(lower=0)
-    return vd, (g.E.var(ddof=1).fillna(0) - vd * g.d_n.mean()).clip(lower=0)
+    c = {p: _from_terms(*(g[k].to_numpy(float) for k in ('d_num', 'd_den', 'd_n', 'E')))
+         for p, g in u.groupby('pair', sort=True)}
+    return (pd.Series({p: v[k] for p, v in c.items()}, dtype=float) for k in (0, 1))
 
 def _sim_need(delta, S, vd, vt, a, power, q, need_n, min_tasks, max_tasks, n_studies, seed):
     "`(tasks, power)` from `sim_power`'s curve up to twice the normal approximation's `need_n`; None beyond it."
