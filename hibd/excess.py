@@ -13,10 +13,10 @@ from .stats import PairsError, adjust, check_pairs, cross, select_step, signflip
 
 # %% auto #0
 __all__ = ['swap_labelings', 'excess_core', 'seed_swap_p', 'seed_cells', 'noise_components', 'plan_power', 'plan_mde',
-           'p_resolution', 'plan_tasks', 'design_power', 't_interval', 'excess_table', 'simulate_beliefs',
-           'true_excess', 'population_excess', 'belief_distances', 'simulate_pairs', 'plot_excess', 'task_excess',
-           'old_rule_p', 'simulate_tests', 'plot_power', 'task_intervals', 'simulate_coverage', 'plot_coverage',
-           'labeling_map', 'distance_components', 'sim_power', 'component_labelings', 'simulate_plan',
+           'p_resolution', 'plan_tasks', 'labeling_map', 'distance_components', 'sim_power', 'sim_design',
+           'design_power', 't_interval', 'excess_table', 'simulate_beliefs', 'true_excess', 'population_excess',
+           'belief_distances', 'simulate_pairs', 'plot_excess', 'task_excess', 'old_rule_p', 'simulate_tests',
+           'plot_power', 'task_intervals', 'simulate_coverage', 'plot_coverage', 'component_labelings', 'simulate_plan',
            'simulate_plan_beliefs', 'plot_plan', 'check_plan', 'plan_study', 'plan_text']
 
 # %% ../nbs/11b_excess.ipynb #afd85197
@@ -202,18 +202,147 @@ def plan_tasks(delta: float, # the excess divergence to detect
     reach = np.log(1 / alpha) / ((S - 1) * np.log(2) * np.asarray(resolution, float))   # 2^-(S-1)T·resolution <= alpha
     return np.maximum(np.maximum(np.ceil(np.maximum(root_T, 0) ** 2 - 1e-9), np.ceil(reach - 1e-9)), min_tasks)
 
+# %% ../nbs/11b_excess.ipynb #fb288afd
+def labeling_map(n_seeds: int # seeds per task (at least 2)
+                ) -> tuple[np.ndarray, np.ndarray]:
+    "`(C, keep)`: entries × labelings, each labeling's E as a linear map of a task's distances; each keeps `keep` of τ."
+    S = n_seeds; i, j = np.nonzero(~np.eye(S, dtype=bool)); u = i < j; nx, nw = len(i), int(u.sum())
+    X = np.zeros((nx + 2 * nw, S, S)); WA, WB = np.zeros_like(X), np.zeros_like(X)
+    X[np.arange(nx), i, j] = 1                                           # one cross distance per row ...
+    r = nx + np.arange(nw); WA[r, i[u], j[u]] = WA[r, j[u], i[u]] = 1    # ... then each within-A pair ...
+    r = nx + nw + np.arange(nw); WB[r, i[u], j[u]] = WB[r, j[u], i[u]] = 1   # ... and each within-B pair
+    C = excess_core(X, WA, WB)
+    return C, C[:nx].sum(0)                                              # τ is added to every cross distance
+
+# %% ../nbs/11b_excess.ipynb #0fbd5ffe
+def _distance_terms(e):
+    "`(num, den, n_S)` of one task's labelings `e`: num/den estimates v_dist; n_S the observed E's noise per v_dist."
+    e = np.asarray(e, float); C, keep = labeling_map(int(round(math.log2(len(e)))) + 1)
+    k, n = np.var(keep), float((C[:, 0] ** 2).sum())
+    c = (C ** 2).sum(0).mean() - (C.mean(1) ** 2).sum()                  # labelings' mean noise spread per v_dist
+    return np.var(e) - k * e[0] ** 2, c - k * n, n
+
+def distance_components(E_sets # one array per task: its excess under each labeling (rows of `excess_core`), a pilot
+                       ) -> tuple[float, float]:
+    "`(v_dist, v_tau)`: one distance's seed-noise variance and the task effects' variance (NaN at 2 seeds)."
+    num, den, n = np.array([_distance_terms(e) for e in E_sets], float).T
+    return _from_terms(num, den, n, np.array([np.asarray(e, float)[0] for e in E_sets]))
+
+def _from_terms(num, den, n, e0):
+    "`(v_dist, v_tau)` from the tasks' `_distance_terms` and observed E `e0` (NaN, NaN where `den` sums to ~0)."
+    if den.sum() < 1e-9: return np.nan, np.nan                           # 2 seeds: noise and effect are one
+    vd = max(num.sum() / den.sum(), 0.)
+    return float(vd), float(max(np.var(e0, ddof=1) - vd * n.mean(), 0.)) if len(e0) > 1 else 0.
+
+# %% ../nbs/11b_excess.ipynb #f05b6f23
+def _reject_from(b, a, m):
+    ("Per row of `b` (…, combos): the E above which at most `m` combos reach the observed sum (`a`: their lag per unit "
+     "E).")
+    moving = a > 1e-12                                                   # combos that fall behind as E grows
+    fixed = (~moving & (b >= -1e-12)).sum(-1)                            # ... and those that never do
+    r = np.where(moving, (b + 1e-12) / np.where(moving, a, 1.), -np.inf)   # the last E at which each one counts
+    N, k = r.shape[-1], m - fixed                                        # k: how many moving combos may still count
+    if m < 0: return np.full(r.shape[:-1], np.inf)
+    top = min(m + 1, N)                                                  # k <= m: only the m + 1 largest matter
+    r = -np.sort(-np.partition(r, N - top, -1)[..., N - top:], -1)
+    at = np.take_along_axis(r, np.clip(k, 0, top - 1)[..., None], -1)[..., 0]
+    return np.where(k < 0, np.inf, np.where(k >= N, -np.inf, at))
+
+# %% ../nbs/11b_excess.ipynb #15247c3f
+def _sim_test(decide, n_tasks, n_seeds, v_dist, v_tau, alpha, n_studies, n_draws, exact_max, seed):
+    ("Studies × `n_tasks`: `decide(b, lag, m)` (combos on axis 1) on each simulated study's seed-swap test (distance "
+     "model).")
+    T = np.atleast_1d(np.asarray(n_tasks, int)); Tm, S = int(T.max()), int(n_seeds)
+    C, keep = labeling_map(S); L = C.shape[1]; nd = int(n_draws or max(2000, 20 / alpha)); lag = 1 - keep
+    rng = np.random.default_rng(seed); idx = rng.integers(0, L, (nd, Tm))
+    t_exact = max((t for t in T.tolist() if L ** t <= exact_max), default=0)   # designs this small are enumerated
+    per = max(1, 2 ** 23 // max(nd * Tm, L ** t_exact))                  # studies per chunk (~64 MB)
+    m_draw = math.floor(alpha * (nd + 1) - 1 + 1e-9)                     # (1 + count) / (nd + 1) <= alpha
+    out, lag_draw = np.empty((n_studies, Tm)), np.cumsum(lag[idx], 1)    # a labeling's lag summed over the first T
+    for a in range(0, n_studies, per):
+        n = min(per, n_studies - a)                                      # the random part of E; E adds δ · keep
+        R = (np.sqrt(v_tau) * rng.standard_normal((n, Tm, 1)) * keep
+             + np.sqrt(v_dist) * rng.standard_normal((n, Tm, len(C))) @ C)
+        obs = np.cumsum(R[:, :, 0], 1)                                   # the observed labeling's sums
+        b = np.cumsum(R[:, np.arange(Tm), idx], 2); b -= obs[:, None, :]  # n × draws × T: each draw's, beyond it
+        out[a:a + n] = decide(b, lag_draw, m_draw)
+        every, lag_every = np.zeros((n, 1)), np.zeros(1)
+        for t in range(t_exact):                                         # every combination of the first t + 1 tasks
+            every = (every[:, :, None] + R[:, t, None, :]).reshape(n, -1)
+            lag_every = (lag_every[:, None] + lag).reshape(-1)
+            out[a:a + n, t] = decide((every - obs[:, t, None])[..., None], lag_every[:, None],
+                                    math.floor(alpha * len(lag_every) + 1e-9))[:, 0]
+    return out[:, T - 1]
+
+def sim_thresholds(n_tasks, # number(s) of tasks (an int or an array of them)
+                   n_seeds: int, # seeds per task
+                   v_dist: float, v_tau: float, # from `distance_components`
+                   alpha: float = .05, # one-sided level of the test
+                   n_studies: int = 500, # simulated studies
+                   n_draws: int | None = None, # random labelings per test (default: max(2000, 20 / alpha))
+                   exact_max: int = 2 ** 16, # enumerate every combination of labelings up to this many
+                   seed: int = 0 # RNG seed
+                  ) -> np.ndarray:
+    "Studies × `n_tasks`: the mean E above which each simulated study's seed-swap test rejects (distance model)."
+    last = lambda b, lag, m: _reject_from(np.moveaxis(b, 1, -1), lag.T, m)     # combos last
+    return _sim_test(last, n_tasks, n_seeds, v_dist, v_tau, alpha, n_studies, n_draws, exact_max, seed)
+
+# %% ../nbs/11b_excess.ipynb #b1b9dd4b
+def sim_power(delta: float, # the excess divergence to detect
+              n_tasks, # number(s) of tasks (an int or an array of them)
+              n_seeds: int, # seeds per task
+              v_dist: float, v_tau: float, # from `distance_components`
+              alpha: float = .05, # one-sided level of the test
+              resolution=1., # the share of the smallest p's bits the tasks deliver (`p_resolution`)
+              n_studies: int = 500, # simulated studies
+              n_draws: int | None = None, # random labelings per test (default: max(2000, 20 / alpha))
+              exact_max: int = 2 ** 16, # enumerate every combination of labelings up to this many
+              seed: int = 0 # RNG seed
+             ) -> np.ndarray:
+    "Simulated power of the one-sided seed-swap test at each of `n_tasks` × `n_seeds` (distance model; 0 out of reach)."
+    rejects = lambda b, lag, m: (b >= delta * lag - 1e-12).sum(1) <= m     # E = δ · keep + the random part
+    hits = _sim_test(rejects, n_tasks, n_seeds, v_dist, v_tau, alpha, n_studies, n_draws, exact_max, seed)
+    reach = _design_se(np.atleast_1d(n_tasks), n_seeds, 1., 0., n_seeds, alpha, resolution)[2]
+    return np.where(reach, hits.mean(0), 0.)
+
+def sim_design(delta: float, # the excess divergence to detect
+               n_tasks: int, n_seeds: int, # the design
+               v_dist: float, v_tau: float, # from `distance_components`
+               alpha: float = .05, # one-sided level of the test
+               power: float = .8, # the power the `mde` is for
+               resolution=1., # the share of the smallest p's bits the tasks deliver (`p_resolution`)
+               n_studies: int = 500, # simulated studies
+               seed: int = 0 # RNG seed
+              ) -> tuple[float, float]:
+    "`(power, mde)` of `n_tasks` × `n_seeds` from one simulation: its power for `delta`, the E it detects with `power`."
+    if not _design_se(n_tasks, n_seeds, 1., 0., n_seeds, alpha, resolution)[2]: return 0., np.inf
+    th = np.sort(sim_thresholds(n_tasks, n_seeds, v_dist, v_tau, alpha, n_studies, seed=seed)[:, 0])
+    return float((th < delta).mean()), float(max(th[math.ceil(power * n_studies) - 1], 0.))
+
 # %% ../nbs/11b_excess.ipynb #a34d0c03
 def design_power(t: pd.DataFrame, # rows with `n_tasks`, `n_seeds`, `v_noise`, `v_tau`, `alpha_row` (and `p_min`)
                  delta: float = .05, # the excess E to detect
-                 power: float = .8 # the power the `mde` is for
+                 power: float = .8, # the power the `mde` is for
+                 simulate=False, # rows (a mask) to simulate where they have `v_dist` (3+ seeds); the rest approximate
+                 n_studies: int = 500, # simulated studies per simulated row
+                 seed: int = 0 # RNG seed of the simulations
                 ) -> pd.DataFrame:
-    "`t` with `delta`, `power` for `delta` and `mde` at each row's design; 0 and inf where `p_min` > `alpha_row`."
+    "`t` with `delta`, `power` for it, `mde` and `power_method` at each row's design; 0, inf where `p_min` > `alpha_row`."
     args = (t.n_tasks, t.n_seeds, t.v_noise, t.v_tau, t.n_seeds, t.alpha_row.to_numpy(float))
     # identical beliefs on both sides at every seed (E is 0 up to float noise)
     quiet = (t.v_noise <= 1e-20).to_numpy()
-    stuck = (t.p_min > t.alpha_row).to_numpy() if 'p_min' in t else False   # these data cannot reach the row's level
-    return t.assign(delta=delta, power=np.where(quiet, np.nan, np.where(stuck, 0., plan_power(delta, *args))),
-                    mde=np.where(quiet, np.nan, np.where(stuck, np.inf, plan_mde(*args, power=power))))
+    stuck = (t.p_min > t.alpha_row).to_numpy() if 'p_min' in t else np.zeros(len(t), bool)   # level out of reach
+    pw, md = plan_power(delta, *args).astype(float), plan_mde(*args, power=power).astype(float)
+    sim = (np.broadcast_to(np.asarray(simulate, bool), (len(t),)) & ~quiet & ~stuck
+           & np.isfinite(t.v_dist.to_numpy(float) if 'v_dist' in t else np.full(len(t), np.nan)))
+    for k in np.nonzero(sim)[0]:
+        r = t.iloc[k]
+        pw[k], md[k] = sim_design(delta, int(r.n_tasks), int(r.n_seeds), r.v_dist, r.v_tau_dist, r.alpha_row, power,
+                                  n_studies=n_studies, seed=seed)
+    how = np.where(quiet, 'no seed noise', np.where(stuck, 'p_min above alpha_row',
+                                                    np.where(sim, 'simulated', 'normal approximation')))
+    return t.assign(delta=delta, power=np.where(quiet, np.nan, np.where(stuck, 0., pw)),
+                    mde=np.where(quiet, np.nan, np.where(stuck, np.inf, md)), power_method=how)
 
 # %% ../nbs/11b_excess.ipynb #a34d0c05
 def t_interval(values, # one value per task (its E)
@@ -236,7 +365,8 @@ def excess_table(pairs: pd.DataFrame, # cross rows at every pair of seeds and wi
                  seed: int = 0, # RNG seed
                  level: float = .95, # confidence level
                  delta: float = .05, # the excess E each row's `power` is for
-                 alpha: float = .05 # one-sided level: the primary family's rows split it (α/m); secondary rows keep it
+                 alpha: float = .05, # one-sided level: the primary family's rows split it (α/m); secondary rows keep it
+                 n_studies: int = 500 # simulated studies behind each primary row's power and mde (0: approximate all)
                 ) -> pd.DataFrame:
     "Per pair × K × metric: E (`estimate`), t-interval over tasks, seed-swap p, `p_min`, family, `p_adj`, power, mde."
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
@@ -253,12 +383,12 @@ def excess_table(pairs: pd.DataFrame, # cross rows at every pair of seeds and wi
     rows = []
     for key, g in u.groupby(gk, sort=True):
         p, p_min, exact = seed_swap_p(list(g.labelings), n_draws=n_draws, seed=seed)
-        vn, vt = noise_components(list(g.labelings))
+        vn, vt = noise_components(list(g.labelings)); vd, vtd = distance_components(list(g.labelings))
         lo, hi = t_interval(g.estimate.to_numpy(), level)
         rows.append({**dict(zip(gk, key)), 'estimate': g.estimate.mean(), 'ci_low': lo, 'ci_high': hi, 'p': p,
                      'p_min': p_min, 'exact': exact, 'cross': g.cross.mean(), 'noise_floor': g.noise_floor.mean(),
                      'same_seed': g.same_seed.mean(), 'n_tasks': len(g), 'n_seeds': int(g.n_seeds.min()),
-                     'v_noise': vn, 'v_tau': vt})
+                     'v_noise': vn, 'v_tau': vt, 'v_dist': vd, 'v_tau_dist': vtd})
     t = pd.DataFrame(rows)
     kmax = t.K.max()
     prim = ((t.metric == primary_metric) & (t.K == kmax)
@@ -268,11 +398,11 @@ def excess_table(pairs: pd.DataFrame, # cross rows at every pair of seeds and wi
                            'secondary: every other pair x K x metric')
     t = adjust(t, correction)
     t['alpha_row'] = np.where(prim, alpha / max(int(prim.sum()), 1), alpha)
-    t = design_power(t, delta)
+    t = design_power(t, delta, simulate=prim.to_numpy() & (n_studies > 0), n_studies=max(n_studies, 1), seed=seed)
     t['method'] = (f'E = cross(two seeds) - mean within-harness noise; {level:.0%} t-interval over tasks '
                    f'(n_tasks - 1 df); p: one-sided seed-swap permutation, {correction} within family; '
-                   f'power and mde for E = {delta} at alpha_row '
-                   f'(normal approximation, the row\'s own variance components)')
+                   f'power and mde for E = {delta} at alpha_row from the row\'s own variance components '
+                   f'(power_method: primary rows with 3+ seeds simulated, {n_studies} studies; else normal approximation)')
     return t
 
 # %% ../nbs/11b_excess.ipynb #eac1accb
@@ -480,70 +610,6 @@ def plot_coverage(cov: pd.DataFrame # a `simulate_coverage` table (the committed
     rules = [base.mark_rule(color='grey', strokeDash=[3, 3]).encode(y=alt.datum(v)) for v in (.93, .97)]
     return alt.layer(line, *rules).properties(width=150, height=130).facet(
         row=alt.Row('design:N', title=None), column=alt.Column('setting:N', title=None))
-
-# %% ../nbs/11b_excess.ipynb #fb288afd
-def labeling_map(n_seeds: int # seeds per task (at least 2)
-                ) -> tuple[np.ndarray, np.ndarray]:
-    "`(C, keep)`: entries × labelings, each labeling's E as a linear map of a task's distances; each keeps `keep` of τ."
-    S = n_seeds; i, j = np.nonzero(~np.eye(S, dtype=bool)); u = i < j; nx, nw = len(i), int(u.sum())
-    X = np.zeros((nx + 2 * nw, S, S)); WA, WB = np.zeros_like(X), np.zeros_like(X)
-    X[np.arange(nx), i, j] = 1                                           # one cross distance per row ...
-    r = nx + np.arange(nw); WA[r, i[u], j[u]] = WA[r, j[u], i[u]] = 1    # ... then each within-A pair ...
-    r = nx + nw + np.arange(nw); WB[r, i[u], j[u]] = WB[r, j[u], i[u]] = 1   # ... and each within-B pair
-    C = excess_core(X, WA, WB)
-    return C, C[:nx].sum(0)                                              # τ is added to every cross distance
-
-# %% ../nbs/11b_excess.ipynb #0fbd5ffe
-def _distance_terms(e):
-    "`(num, den, n_S)` of one task's labelings `e`: num/den estimates v_dist; n_S the observed E's noise per v_dist."
-    e = np.asarray(e, float); C, keep = labeling_map(int(round(math.log2(len(e)))) + 1)
-    k, n = np.var(keep), float((C[:, 0] ** 2).sum())
-    c = (C ** 2).sum(0).mean() - (C.mean(1) ** 2).sum()                  # labelings' mean noise spread per v_dist
-    return np.var(e) - k * e[0] ** 2, c - k * n, n
-
-def distance_components(E_sets # one array per task: its excess under each labeling (rows of `excess_core`), a pilot
-                       ) -> tuple[float, float]:
-    "`(v_dist, v_tau)`: one distance's seed-noise variance and the task effects' variance (NaN at 2 seeds)."
-    num, den, n = np.array([_distance_terms(e) for e in E_sets], float).T
-    return _from_terms(num, den, n, np.array([np.asarray(e, float)[0] for e in E_sets]))
-
-def _from_terms(num, den, n, e0):
-    "`(v_dist, v_tau)` from the tasks' `_distance_terms` and observed E `e0` (NaN, NaN where `den` sums to ~0)."
-    if den.sum() < 1e-9: return np.nan, np.nan                           # 2 seeds: noise and effect are one
-    vd = max(num.sum() / den.sum(), 0.)
-    return float(vd), float(max(np.var(e0, ddof=1) - vd * n.mean(), 0.)) if len(e0) > 1 else 0.
-
-# %% ../nbs/11b_excess.ipynb #f05b6f23
-def sim_power(delta: float, # the excess divergence to detect
-              n_tasks, # number(s) of tasks (an int or an array of them)
-              n_seeds: int, # seeds per task
-              v_dist: float, v_tau: float, # from `distance_components`
-              alpha: float = .05, # one-sided level of the test
-              resolution=1., # the share of the smallest p's bits the tasks deliver (`p_resolution`)
-              n_studies: int = 500, # simulated studies
-              n_draws: int | None = None, # random labelings per test (default: max(2000, 20 / alpha))
-              exact_max: int = 2 ** 16, # enumerate every combination of labelings up to this many
-              seed: int = 0 # RNG seed
-             ) -> np.ndarray:
-    "Simulated power of the one-sided seed-swap test at each of `n_tasks` × `n_seeds` (distance model; 0 out of reach)."
-    T = np.atleast_1d(np.asarray(n_tasks, int)); Tm, S = int(T.max()), int(n_seeds)
-    C, keep = labeling_map(S); L = C.shape[1]; nd = int(n_draws or max(2000, 20 / alpha))
-    rng = np.random.default_rng(seed); idx, hits = rng.integers(0, L, (nd, Tm)), np.zeros(Tm)
-    t_exact = max((t for t in T.tolist() if L ** t <= exact_max), default=0)   # designs this small are enumerated
-    per = max(1, 2 ** 23 // max(nd * Tm, L ** t_exact))                  # studies per chunk (~64 MB)
-    for a in range(0, n_studies, per):
-        n = min(per, n_studies - a)
-        E = ((delta + np.sqrt(v_tau) * rng.standard_normal((n, Tm, 1))) * keep
-             + np.sqrt(v_dist) * rng.standard_normal((n, Tm, len(C))) @ C)
-        obs, tot = np.cumsum(E[:, :, 0], 1), np.cumsum(E[:, np.arange(Tm), idx], 2)    # sums over the first T tasks
-        rejected = (1 + (tot >= obs[:, None, :] - 1e-12).sum(1)) / (nd + 1) <= alpha             # n × Tm
-        every = np.zeros((n, 1))
-        for t in range(t_exact):                                         # every combination of the first t + 1 tasks
-            every = (every[:, :, None] + E[:, t, None, :]).reshape(n, -1)
-            rejected[:, t] = (every >= obs[:, t, None] - 1e-12).mean(1) <= alpha
-        hits += rejected.sum(0)
-    reach = _design_se(T, S, 1., 0., S, alpha, resolution)[2]
-    return np.where(reach, hits[T - 1] / n_studies, 0.)
 
 # %% ../nbs/11b_excess.ipynb #a34d0c50
 def component_labelings(n_tasks: int, n_seeds: int, # the design

@@ -716,6 +716,13 @@ def design_words(r # a row of a `hibd.excess.excess_table` (with `power`, `mde`,
     mde = 'no E within reach' if np.isinf(r.mde) else f'mde {r.mde:.3f}'
     return f'power {r.power:.2f} for E = {r.delta:g}, {mde}'
 
+def _power_how(t: pd.DataFrame) -> str:
+    "How the rows' power was had: simulated seed-swap tests, or the normal approximation and how it errs ('' if unknown)."
+    how = set(t.power_method) if 'power_method' in t else set()
+    if 'normal approximation' in how: return (' (normal approximation, optimistic by up to ~0.09 at 8 tasks × 2 seeds: '
+                                              'two seeds cannot tell seed noise from the spread of the effect)')
+    return ' (simulated seed-swap tests of the design, chapter 11b)' if 'simulated' in how else ''
+
 def excess_verdict(t: pd.DataFrame, # a `hibd.excess.excess_table`
                    alpha: float = .05, # the family's level
                    unexercised=(), # (harness_a, harness_b) with the reference, not tested: their prompts never differed
@@ -735,7 +742,7 @@ def excess_verdict(t: pd.DataFrame, # a `hibd.excess.excess_table`
         out.append('Not shown at this design' + (' for any pair' if hit.empty else '') + ': '
                    + '; '.join(f'{one(r)}; {design_words(r)})' for r in miss.itertuples())
                    + '. Not shown is not "no effect": power is the chance this design had to show an effect of E = δ, '
-                   'and mde the E it shows with 80 % power.')
+                   'and mde the E it shows with 80 % power' + _power_how(miss) + '.')
     if len(unexercised):
         out.append('Not exercised by these tasks (the model was shown the reference\'s exact prompt at every step, '
                    'so E is 0 by construction): ' + ', '.join(f'{a}–{b}' for a, b in unexercised)
@@ -1056,7 +1063,7 @@ def headline(d: RunData, # the run
         rng = lambda v, f: f'{v.min():{f}}' if v.min() == v.max() else f'{v.min():{f}}–{v.max():{f}}'
         power = (f'its power to detect E = {rows.delta.iloc[0]:g} was {rng(pw, ".2f")} by pair' if len(pw)
                  else 'it had no power to speak of')
-        power += f', and the E it shows with 80 % power {rng(md, ".3f")}' if len(md) else ''
+        power += (f', and the E it shows with 80 % power {rng(md, ".3f")}' if len(md) else '') + _power_how(can)
         first = (f"At K = {K}, {len(hit)} of {len(rows)} harnesses are shown to move the model's beliefs away from "
                  f"{ref}'s beyond its own noise: " + '; '.join(map(one, hit.itertuples())) +
                  (f'; not shown at this design for {", ".join(other(r) for r in miss.itertuples())} ({power}).'
