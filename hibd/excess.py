@@ -327,7 +327,8 @@ def design_power(t: pd.DataFrame, # rows with `n_tasks`, `n_seeds`, `v_noise`, `
                  n_studies: int = 500, # simulated studies per simulated row
                  seed: int = 0 # RNG seed of the simulations
                 ) -> pd.DataFrame:
-    "`t` with `delta`, `power` for it, `mde` and `power_method` at each row's design; 0, inf where `p_min` > `alpha_row`."
+    ("`t` with `delta`, `power` for it, `mde` and `power_method` at each row's design; 0, inf where `p_min` > "
+     "`alpha_row`.")
     args = (t.n_tasks, t.n_seeds, t.v_noise, t.v_tau, t.n_seeds, t.alpha_row.to_numpy(float))
     # identical beliefs on both sides at every seed (E is 0 up to float noise)
     quiet = (t.v_noise <= 1e-20).to_numpy()
@@ -346,12 +347,17 @@ def design_power(t: pd.DataFrame, # rows with `n_tasks`, `n_seeds`, `v_noise`, `
 
 # %% ../nbs/11b_excess.ipynb #a34d0c05
 def t_interval(values, # one value per task (its E)
-               level: float = .95 # confidence level
+               level: float = .95, # confidence level
+               fixed=None # per task: True where its E is the same under every labeling (no seed noise to read)
               ) -> tuple[float, float]:
-    "`(lo, hi)`: the `level` t-interval of the mean of `values` (n − 1 df); NaN for fewer than two values."
+    "`(lo, hi)`: the `level` t-interval of the mean of `values` over its tasks not `fixed`, scaled by their share."
     v = np.asarray(values, float); n = len(v)
+    f = np.zeros(n, bool) if fixed is None else np.asarray(fixed, bool)
+    if n - f.sum() == 0 and n: return float(v.mean()), float(v.mean())   # every task fixed: the mean is known
+    if n - f.sum() < 2: f = np.zeros(n, bool)                            # one task with noise: no spread of its own
     if n < 2: return np.nan, np.nan
-    h = sps.t.ppf((1 + level) / 2, n - 1) * sps.sem(v)     # not `sps.t.interval`: it gives NaN when every E is equal
+    live = v[~f]     # not `sps.t.interval`: it gives NaN when every E is equal
+    h = sps.t.ppf((1 + level) / 2, len(live) - 1) * sps.sem(live) * len(live) / n
     return float(v.mean() - h), float(v.mean() + h)
 
 # %% ../nbs/11b_excess.ipynb #d2c1b819
@@ -402,7 +408,8 @@ def excess_table(pairs: pd.DataFrame, # cross rows at every pair of seeds and wi
     t['method'] = (f'E = cross(two seeds) - mean within-harness noise; {level:.0%} t-interval over tasks '
                    f'(n_tasks - 1 df); p: one-sided seed-swap permutation, {correction} within family; '
                    f'power and mde for E = {delta} at alpha_row from the row\'s own variance components '
-                   f'(power_method: primary rows with 3+ seeds simulated, {n_studies} studies; else normal approximation)')
+                   f'(power_method: primary rows with 3+ seeds simulated, {n_studies} studies; else normal '
+                   f'approximation)')
     return t
 
 # %% ../nbs/11b_excess.ipynb #eac1accb
@@ -559,7 +566,8 @@ def plot_power(sim: pd.DataFrame # a `simulate_tests` table with several `delta`
 def task_intervals(e: np.ndarray, # studies × tasks: each study's task values (E)
                    level: float = .95, # confidence level
                    B: int = 2000, # bootstrap resamples
-                   seed: int = 0 # RNG seed of the resamples
+                   seed: int = 0, # RNG seed of the resamples
+                   fixed=None # studies × tasks: True where a task's E is the same under every labeling
                   ) -> dict:
     "Each candidate's interval for the mean over tasks, per study: `{method: (lo, hi)}`, arrays over studies."
     e = np.asarray(e, float); T = e.shape[1]; a = (1 - level) / 2
@@ -570,7 +578,9 @@ def task_intervals(e: np.ndarray, # studies × tasks: each study's task values (
     zlo, zhi = np.quantile(z, [a, 1 - a], axis=1)
     return {'percentile bootstrap over tasks': tuple(np.quantile(bm, [a, 1 - a], axis=1)),
             't over tasks': (m - h, m + h),
-            'studentized bootstrap over tasks': (m - zhi * se, m - zlo * se)}
+            'studentized bootstrap over tasks': (m - zhi * se, m - zlo * se),
+            **({} if fixed is None else {'t over the tasks with seed noise': tuple(np.array(
+                [t_interval(v, level, f) for v, f in zip(e, np.asarray(fixed, bool))]).T)})}
 
 def simulate_coverage(settings: list[dict], # `simulate_beliefs` arguments (no `seed`), one dict per setting
                       n_studies: int = 1000, # simulated studies per setting
@@ -582,13 +592,13 @@ def simulate_coverage(settings: list[dict], # `simulate_beliefs` arguments (no `
     "Per setting × method: coverage of the population's and the studied tasks' true E, mean width, share excluding 0."
     rows = []
     for s in tqdm(settings, desc='coverage settings', disable=not progress):
-        e = np.array([excess_core(*belief_distances(*simulate_beliefs(**s, seed=seed + i)))[:, 0]
-                      for i in range(n_studies)])
+        lab = [excess_core(*belief_distances(*simulate_beliefs(**s, seed=seed + i))) for i in range(n_studies)]
+        e, fixed = np.array([x[:, 0] for x in lab]), np.array([np.ptp(x, 1) <= 1e-12 for x in lab])
         gen = {k: s[k] for k in ('n_tasks', 'delta', 'n_fields', 'n_levels', 'concentration') if k in s}
         tasks = np.array([true_excess(**gen, seed=seed + i).mean() for i in range(n_studies)])
         pop = population_excess(s.get('delta', 0.), s.get('n_levels', 4), s.get('concentration', 1.))
         tol = 1e-12                                                      # E of identical beliefs is 0 up to float noise
-        for method, (lo, hi) in task_intervals(e, level, B, seed).items():
+        for method, (lo, hi) in task_intervals(e, level, B, seed, fixed).items():
             rows.append({**s, 'method': method, 'n_studies': n_studies, 'true_E': pop,
                          'cover_population': np.mean((lo <= pop + tol) & (pop - tol <= hi)),
                          'cover_tasks': np.mean((lo <= tasks + tol) & (tasks - tol <= hi)),

@@ -776,6 +776,10 @@ def control_verdict(t: pd.DataFrame, # the controls' excess table (its family st
                           'the instrument did not register even the positive control under this protocol, so '
                           'a "not shown" under this protocol cannot tell a harness without effect from an instrument '
                           'that sees none.'))
+        elif hasattr(r, 'power') and pd.isna(r.power):                   # no seed noise: E is 0 whatever the labels
+            out.append(f'Negative control {h} ({est}): not exercised: its E is 0 under every seed-swap labeling, '
+                       f'as when at two seeds or more of every task its beliefs are word for word {r.harness_a}\'s; '
+                       'a zero it could not have missed says nothing about the level.')
         else:
             out.append(f'Negative control {h} ({est}): ' + ('its E is near 0, as it should be (the interval covers 0).'
                        if r.ci_low <= 0 <= r.ci_high
@@ -1609,7 +1613,9 @@ def sec_controls(d: RunData, s: Section):
     "The controls against the reference: is the positive control detected, is the negative control's E near 0."
     s.prose = (f'The control harnesses against {_ref(d)} at every K, in a family of their own '
                '(Holm over the controls at the largest K, D_belief): C+ fabricates a destroyed repository after every '
-               'command, C0 is the reference\'s exact view drawing independent samples (its own seeds).')
+               'command, C0 is the reference\'s exact view drawing independent samples (its own seeds), Cp the reference\'s '
+               'view with a second space after each command\'s `$`, sampled at the reference\'s own seeds (the '
+               'same-stream placebo).')
     def go():
         if not _controls(d):
             raise NoData('this run has no control harness (C+, C0, Cp): add them to the design to check the instrument')
