@@ -208,6 +208,7 @@ def _largest(d) -> list[str]:
     k, t = max(d.design['K']), None
     if d.pairs_all is not None:
         pa = d.pairs_all[~(d.pairs_all.harness_a.map(_is_control) | d.pairs_all.harness_b.map(_is_control))]
+        if not (pa.harness_a != pa.harness_b).any(): return []   # the reference and controls only: their own line
         try: t = excess_table(pa, metrics=('D_belief',), ref=d.design['harnesses'][0])
         # seeds, but no task with two of them finished yet: as with one seed
         except PairsError: t = None
