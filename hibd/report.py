@@ -717,10 +717,12 @@ def design_words(r # a row of a `hibd.excess.excess_table` (with `power`, `mde`,
     return f'power {r.power:.2f} for E = {r.delta:g}, {mde}'
 
 def _power_how(t: pd.DataFrame) -> str:
-    "How the rows' power was had: simulated seed-swap tests, or the normal approximation and how it errs ('' if unknown)."
+    "How the rows' power was had (simulated tests or the normal approximation) and how that errs; '' if unknown."
     how = set(t.power_method) if 'power_method' in t else set()
-    if 'normal approximation' in how: return (' (normal approximation, optimistic by up to ~0.09 at 8 tasks × 2 seeds: '
-                                              'two seeds cannot tell seed noise from the spread of the effect)')
+    two = 'n_seeds' in t and (t.n_seeds == 2).any()
+    if 'normal approximation' in how: return (' (normal approximation' + (', optimistic by up to ~0.09 at 8 tasks × 2 '
+                                              'seeds: two seeds cannot tell seed noise from the spread of the effect)'
+                                              if two else ')'))
     return ' (simulated seed-swap tests of the design, chapter 11b)' if 'simulated' in how else ''
 
 def excess_verdict(t: pd.DataFrame, # a `hibd.excess.excess_table`
@@ -1613,9 +1615,9 @@ def sec_controls(d: RunData, s: Section):
     "The controls against the reference: is the positive control detected, is the negative control's E near 0."
     s.prose = (f'The control harnesses against {_ref(d)} at every K, in a family of their own '
                '(Holm over the controls at the largest K, D_belief): C+ fabricates a destroyed repository after every '
-               'command, C0 is the reference\'s exact view drawing independent samples (its own seeds), Cp the reference\'s '
-               'view with a second space after each command\'s `$`, sampled at the reference\'s own seeds (the '
-               'same-stream placebo).')
+               'command, C0 is the reference\'s exact view drawing independent samples (its own seeds), Cp the '
+               'reference\'s view with a second space after each command\'s `$`, sampled at the reference\'s own seeds '
+               '(the same-stream placebo).')
     def go():
         if not _controls(d):
             raise NoData('this run has no control harness (C+, C0, Cp): add them to the design to check the instrument')
