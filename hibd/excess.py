@@ -13,11 +13,12 @@ from .stats import PairsError, adjust, check_pairs, cross, select_step, signflip
 
 # %% auto #0
 __all__ = ['swap_labelings', 'excess_core', 'seed_swap_p', 'seed_cells', 'noise_components', 'plan_power', 'plan_mde',
-           'p_resolution', 'plan_tasks', 'labeling_map', 'distance_components', 'sim_power', 'sim_design',
-           'design_power', 't_interval', 'excess_table', 'simulate_beliefs', 'true_excess', 'population_excess',
-           'belief_distances', 'simulate_pairs', 'plot_excess', 'task_excess', 'old_rule_p', 'simulate_tests',
-           'plot_power', 'task_intervals', 'simulate_coverage', 'plot_coverage', 'component_labelings', 'simulate_plan',
-           'simulate_plan_beliefs', 'plot_plan', 'check_plan', 'plan_study', 'plan_text']
+           'p_resolution', 'plan_tasks', 'labeling_map', 'distance_components', 'sim_thresholds', 'sim_power',
+           'sim_design', 'design_power', 't_interval', 'excess_table', 'simulate_beliefs', 'true_excess',
+           'population_excess', 'belief_distances', 'simulate_pairs', 'plot_excess', 'task_excess', 'old_rule_p',
+           'simulate_tests', 'plot_power', 'task_intervals', 'simulate_coverage', 'plot_coverage',
+           'component_labelings', 'simulate_plan', 'simulate_plan_beliefs', 'plot_plan', 'check_plan', 'plan_study',
+           'plan_text']
 
 # %% ../nbs/11b_excess.ipynb #afd85197
 def swap_labelings(S: int # the number of seeds of the task (at least 2)
@@ -236,8 +237,7 @@ def _from_terms(num, den, n, e0):
 
 # %% ../nbs/11b_excess.ipynb #f05b6f23
 def _reject_from(b, a, m):
-    ("Per row of `b` (…, combos): the E above which at most `m` combos reach the observed sum (`a`: their lag per unit "
-     "E).")
+    "Per row of `b` (…, combos): the E above which at most `m` combos reach the observed sum (`a`: lag per E)."
     moving = a > 1e-12                                                   # combos that fall behind as E grows
     fixed = (~moving & (b >= -1e-12)).sum(-1)                            # ... and those that never do
     r = np.where(moving, (b + 1e-12) / np.where(moving, a, 1.), -np.inf)   # the last E at which each one counts
@@ -250,8 +250,7 @@ def _reject_from(b, a, m):
 
 # %% ../nbs/11b_excess.ipynb #15247c3f
 def _sim_test(decide, n_tasks, n_seeds, v_dist, v_tau, alpha, n_studies, n_draws, exact_max, seed):
-    ("Studies × `n_tasks`: `decide(b, lag, m)` (combos on axis 1) on each simulated study's seed-swap test (distance "
-     "model).")
+    "Studies × `n_tasks`: `decide(b, lag, m)` (combos on axis 1) on each simulated study's seed-swap test."
     T = np.atleast_1d(np.asarray(n_tasks, int)); Tm, S = int(T.max()), int(n_seeds)
     C, keep = labeling_map(S); L = C.shape[1]; nd = int(n_draws or max(2000, 20 / alpha)); lag = 1 - keep
     rng = np.random.default_rng(seed); idx = rng.integers(0, L, (nd, Tm))
@@ -305,6 +304,7 @@ def sim_power(delta: float, # the excess divergence to detect
     reach = _design_se(np.atleast_1d(n_tasks), n_seeds, 1., 0., n_seeds, alpha, resolution)[2]
     return np.where(reach, hits.mean(0), 0.)
 
+# %% ../nbs/11b_excess.ipynb #2c72aa73
 def sim_design(delta: float, # the excess divergence to detect
                n_tasks: int, n_seeds: int, # the design
                v_dist: float, v_tau: float, # from `distance_components`
@@ -327,8 +327,7 @@ def design_power(t: pd.DataFrame, # rows with `n_tasks`, `n_seeds`, `v_noise`, `
                  n_studies: int = 500, # simulated studies per simulated row
                  seed: int = 0 # RNG seed of the simulations
                 ) -> pd.DataFrame:
-    ("`t` with `delta`, `power` for it, `mde` and `power_method` at each row's design; 0, inf where `p_min` > "
-     "`alpha_row`.")
+    "`t` with `delta`, its `power`, `mde` and `power_method` per row's design; 0, inf where `p_min` > `alpha_row`."
     args = (t.n_tasks, t.n_seeds, t.v_noise, t.v_tau, t.n_seeds, t.alpha_row.to_numpy(float))
     # identical beliefs on both sides at every seed (E is 0 up to float noise)
     quiet = (t.v_noise <= 1e-20).to_numpy()
