@@ -16,7 +16,7 @@ __all__ = ['swap_labelings', 'excess_core', 'seed_swap_p', 'seed_cells', 'noise_
            'p_resolution', 'plan_tasks', 'labeling_map', 'distance_components', 'sim_thresholds', 'sim_power',
            'sim_design', 'design_power', 't_interval', 'excess_table', 'simulate_beliefs', 'true_excess',
            'population_excess', 'belief_distances', 'simulate_pairs', 'plot_excess', 'task_excess', 'old_rule_p',
-           'simulate_tests', 'plot_power', 'task_intervals', 'simulate_coverage', 'plot_coverage',
+           'simulate_tests', 'plot_power', 'task_intervals', 'simulate_coverage', 'plot_coverage', 'seed_pair_anova',
            'component_labelings', 'simulate_plan', 'simulate_plan_beliefs', 'plot_plan', 'check_plan', 'plan_study',
            'plan_text']
 
@@ -619,6 +619,36 @@ def plot_coverage(cov: pd.DataFrame # a `simulate_coverage` table (the committed
     rules = [base.mark_rule(color='grey', strokeDash=[3, 3]).encode(y=alt.datum(v)) for v in (.93, .97)]
     return alt.layer(line, *rules).properties(width=150, height=130).facet(
         row=alt.Row('design:N', title=None), column=alt.Column('setting:N', title=None))
+
+# %% ../nbs/11b_excess.ipynb #451dff1e
+def _anova2(e):
+    "Balanced two-way layout without replication, rows × columns per cell: mean squares of columns, rows, residual."
+    T, P = e.shape[1:]; m = e.mean((1, 2), keepdims=True)
+    r, c = e.mean(2, keepdims=True) - m, e.mean(1, keepdims=True) - m
+    ss_c, ss_r = T * (c ** 2).sum((1, 2)), P * (r ** 2).sum((1, 2))
+    return ss_c / (P - 1), ss_r / (T - 1), ((e - m - r - c) ** 2).sum((1, 2)) / ((T - 1) * (P - 1))
+
+def seed_pair_anova(pairs: pd.DataFrame, # cross rows at every pair of seeds and within rows
+                    metric: str = 'D_belief', # the metric column
+                    step='final' # unit of observation, as in `excess_table`
+                   ) -> pd.DataFrame:
+    "Per pair × K with 3+ seeds: does a seed pair's part of E repeat across tasks? F, p and the interval's `widen`."
+    out = []
+    for cs, X, WA, WB in seed_cells(pairs, metric, step):
+        S = X.shape[-1]
+        if S < 3: continue
+        i, j = np.triu_indices(S, 1)
+        e = (X[:, i, j] + X[:, j, i]) / 2 - (WA[:, i, j] + WB[:, i, j]) / 2          # cells × seed pairs
+        keys = [c for c in cs.columns if c != 'task']
+        for k, g in cs.groupby(keys, sort=False):
+            if len(g) < 2: continue
+            ms_pair, ms_task, ms_res = (float(v[0]) for v in _anova2(e[g.index.to_numpy()][None]))
+            F = ms_pair / ms_res if ms_res > 0 else np.nan
+            out.append({**dict(zip(keys, k)), 'metric': metric, 'n_tasks': len(g), 'n_seeds': S, 'F': F,
+                        'p': sps.f.sf(F, len(i) - 1, (len(g) - 1) * (len(i) - 1)) if ms_res > 0 else np.nan,
+                        'ms_pair': ms_pair, 'ms_task': ms_task, 'ms_res': ms_res,
+                        'widen': math.sqrt(1 + max(0., ms_pair - ms_res) / ms_task) if ms_task > 0 else np.nan})
+    return pd.DataFrame(out)
 
 # %% ../nbs/11b_excess.ipynb #a34d0c50
 def component_labelings(n_tasks: int, n_seeds: int, # the design
