@@ -588,7 +588,7 @@ def simulate_coverage(settings: list[dict], # `simulate_beliefs` arguments (no `
                       seed: int = 0, # first study seed (study i uses seed + i)
                       progress: bool = True # show a progress bar
                      ) -> pd.DataFrame:
-    "Per setting × method: coverage of the population's and the studied tasks' true E, mean width, share excluding 0."
+    "Per setting × method: coverage of the population's and the studied tasks' E, width, share excluding 0, `all_fixed`."
     rows = []
     for s in tqdm(settings, desc='coverage settings', disable=not progress):
         lab = [excess_core(*belief_distances(*simulate_beliefs(**s, seed=seed + i))) for i in range(n_studies)]
@@ -597,11 +597,14 @@ def simulate_coverage(settings: list[dict], # `simulate_beliefs` arguments (no `
         tasks = np.array([true_excess(**gen, seed=seed + i).mean() for i in range(n_studies)])
         pop = population_excess(s.get('delta', 0.), s.get('n_levels', 4), s.get('concentration', 1.))
         tol = 1e-12                                                      # E of identical beliefs is 0 up to float noise
+        some = ~fixed.all(1)                          # seed noise in some task (else no labeling moves E)
         for method, (lo, hi) in task_intervals(e, level, B, seed, fixed).items():
-            rows.append({**s, 'method': method, 'n_studies': n_studies, 'true_E': pop,
-                         'cover_population': np.mean((lo <= pop + tol) & (pop - tol <= hi)),
+            hit = (lo <= pop + tol) & (pop - tol <= hi)
+            rows.append({**s, 'method': method, 'n_studies': n_studies, 'true_E': pop, 'cover_population': hit.mean(),
                          'cover_tasks': np.mean((lo <= tasks + tol) & (tasks - tol <= hi)),
-                         'width': np.mean(hi - lo), 'excludes_0': np.mean((lo > tol) | (hi < -tol))})
+                         'width': np.mean(hi - lo), 'excludes_0': np.mean((lo > tol) | (hi < -tol)),
+                         'all_fixed': 1 - some.mean(),
+                         'cover_noise': hit[some].mean() if some.any() else np.nan})
     return pd.DataFrame(rows)
 
 # %% ../nbs/11b_excess.ipynb #a34d0c31
