@@ -829,22 +829,23 @@ def sibling_controls(d: RunData # the run
 def borrowed_control(d: RunData, # a run without controls of its own
                      alpha: float = .05 # the controls' family level
                     ) -> str:
-    "One sentence ('' if none): the first testable positive control of `sibling_controls` runs; what it means for `d`."
-    for sib in sibling_controls(d):
+    "One sentence ('' if none): the testable positive control of `sibling_controls` runs nearest `d`'s largest K."
+    found, K = [], max(d.design['K'])
+    for i, sib in enumerate(sibling_controls(d)):
         if sib.pairs_all is None: continue
         try: t = _controls_t(sib)
         except NoData: continue
         c = t[t.family.str.startswith('controls') & (t.metric == 'D_belief')]
         pos = c[[_control_kind(b) == 'positive' or _control_kind(a) == 'positive'
                  for a, b in zip(c.harness_a, c.harness_b)]]
-        if pos.empty: continue
-        r = pos.iloc[0]
-        groups = ', '.join(sorted(sib.run.group.dropna().unique())) if 'group' in sib.run else ''
-        return (f'Run {sib.path.name}, beside this one, was recorded under the same protocol '
-                f'(model, mode, temperature, prompt) on {int(r.n_tasks)} {groups} tasks × {int(r.n_seeds)} seeds, K = '
-                f'{int(r.K)}: '
-                + control_verdict(pos, alpha))
-    return ''
+        if not pos.empty: found.append((abs(int(pos.K.iloc[0]) - K), -int(pos.n_tasks.iloc[0]), i, sib, pos))
+    if not found: return ''
+    *_, sib, pos = min(found, key=lambda f: f[:3])          # the nearest K, then the most tasks, then by name
+    r = pos.iloc[0]
+    groups = ', '.join(sorted(sib.run.group.dropna().unique())) if 'group' in sib.run else ''
+    return (f'Run {sib.path.name}, beside this one, was recorded under the same protocol '
+            f'(model, mode, temperature, prompt) on {int(r.n_tasks)} {groups} tasks × {int(r.n_seeds)} seeds, K = '
+            f'{int(r.K)}: ' + control_verdict(pos, alpha))
 
 # %% ../nbs/15_report.ipynb #e9eb7f25
 def _control_line(d: RunData) -> str:
