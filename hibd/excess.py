@@ -625,11 +625,11 @@ def plot_coverage(cov: pd.DataFrame # a `simulate_coverage` table (the committed
 
 # %% ../nbs/11b_excess.ipynb #451dff1e
 def _anova2(e):
-    "Balanced two-way layout without replication, rows × columns per cell: mean squares of columns, rows, residual."
-    T, P = e.shape[1:]; m = e.mean((1, 2), keepdims=True)
-    r, c = e.mean(2, keepdims=True) - m, e.mean(1, keepdims=True) - m
-    ss_c, ss_r = T * (c ** 2).sum((1, 2)), P * (r ** 2).sum((1, 2))
-    return ss_c / (P - 1), ss_r / (T - 1), ((e - m - r - c) ** 2).sum((1, 2)) / ((T - 1) * (P - 1))
+    "Two-way layout `e` (rows × columns, one value each): the mean squares of columns, rows and residual."
+    T, P = e.shape; m = e.mean()
+    r, c = e.mean(1, keepdims=True) - m, e.mean(0, keepdims=True) - m
+    return (T * (c ** 2).sum() / (P - 1), P * (r ** 2).sum() / (T - 1),
+            ((e - m - r - c) ** 2).sum() / ((T - 1) * (P - 1)))
 
 def seed_pair_anova(pairs: pd.DataFrame, # cross rows at every pair of seeds and within rows
                     metric: str = 'D_belief', # the metric column
@@ -645,7 +645,7 @@ def seed_pair_anova(pairs: pd.DataFrame, # cross rows at every pair of seeds and
         keys = [c for c in cs.columns if c != 'task']
         for k, g in cs.groupby(keys, sort=False):
             if len(g) < 2: continue
-            ms_pair, ms_task, ms_res = (float(v[0]) for v in _anova2(e[g.index.to_numpy()][None]))
+            ms_pair, ms_task, ms_res = map(float, _anova2(e[g.index.to_numpy()]))
             F = ms_pair / ms_res if ms_res > 0 else np.nan
             out.append({**dict(zip(keys, k)), 'metric': metric, 'n_tasks': len(g), 'n_seeds': S, 'F': F,
                         'p': sps.f.sf(F, len(i) - 1, (len(g) - 1) * (len(i) - 1)) if ms_res > 0 else np.nan,
