@@ -8,6 +8,8 @@ import math
 import numpy as np, pandas as pd
 import altair as alt
 from scipy import stats as sps
+import statsmodels.formula.api as smf
+from statsmodels.stats.anova import anova_lm
 from tqdm.auto import tqdm
 from .stats import PairsError, adjust, check_pairs, cross, select_step, signflip_p, step_keys, within
 
@@ -588,7 +590,7 @@ def simulate_coverage(settings: list[dict], # `simulate_beliefs` arguments (no `
                       seed: int = 0, # first study seed (study i uses seed + i)
                       progress: bool = True # show a progress bar
                      ) -> pd.DataFrame:
-    "Per setting × method: coverage of the population's and the studied tasks' E, width, share excluding 0, `all_fixed`."
+    "Per setting × method: coverage of the population's and the tasks' E, width, share excluding 0, `all_fixed`."
     rows = []
     for s in tqdm(settings, desc='coverage settings', disable=not progress):
         lab = [excess_core(*belief_distances(*simulate_beliefs(**s, seed=seed + i))) for i in range(n_studies)]
@@ -625,11 +627,11 @@ def plot_coverage(cov: pd.DataFrame # a `simulate_coverage` table (the committed
 
 # %% ../nbs/11b_excess.ipynb #451dff1e
 def _anova2(e):
-    "Two-way layout `e` (rows × columns, one value each): the mean squares of columns, rows and residual."
-    T, P = e.shape; m = e.mean()
-    r, c = e.mean(1, keepdims=True) - m, e.mean(0, keepdims=True) - m
-    return (T * (c ** 2).sum() / (P - 1), P * (r ** 2).sum() / (T - 1),
-            ((e - m - r - c) ** 2).sum() / ((T - 1) * (P - 1)))
+    "Mean squares of columns, rows and residual of `e` (rows × columns, one value each), by statsmodels' `anova_lm`."
+    T, P = e.shape
+    d = pd.DataFrame({'e': e.ravel(), 'row': np.repeat(np.arange(T), P), 'col': np.tile(np.arange(P), T)})
+    m = anova_lm(smf.ols('e ~ C(row) + C(col)', d).fit()).mean_sq
+    return m['C(col)'], m['C(row)'], m['Residual']
 
 def seed_pair_anova(pairs: pd.DataFrame, # cross rows at every pair of seeds and within rows
                     metric: str = 'D_belief', # the metric column
@@ -645,7 +647,9 @@ def seed_pair_anova(pairs: pd.DataFrame, # cross rows at every pair of seeds and
         keys = [c for c in cs.columns if c != 'task']
         for k, g in cs.groupby(keys, sort=False):
             if len(g) < 2: continue
-            ms_pair, ms_task, ms_res = map(float, _anova2(e[g.index.to_numpy()]))
+            eg = e[g.index.to_numpy()]
+            # no seed noise (E the same at every seed pair of every task, up to float noise): nothing to test
+            ms_pair, ms_task, ms_res = map(float, _anova2(eg)) if np.ptp(eg) > 1e-12 else (0., 0., 0.)
             F = ms_pair / ms_res if ms_res > 0 else np.nan
             out.append({**dict(zip(keys, k)), 'metric': metric, 'n_tasks': len(g), 'n_seeds': S, 'F': F,
                         'p': sps.f.sf(F, len(i) - 1, (len(g) - 1) * (len(i) - 1)) if ms_res > 0 else np.nan,
